@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { main } from '../dist/src/cli/main.js';
+
+await main();

@@ -1,0 +1,55 @@
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { VERSION } from '../src/version.js';
+import type { AppDeps } from './deps.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerErrorHandling } from './plugins/error-handler.js';
+import { keyRoutes } from './routes/keys.js';
+import { memoryRoutes } from './routes/memories.js';
+import { searchRoutes } from './routes/search.js';
+import { systemRoutes } from './routes/system.js';
+
+export interface BuildAppOptions {
+  readonly logger?: FastifyBaseLogger;
+  readonly bodyLimit?: number;
+}
+
+/** Builds the Fastify app without listening: main.ts listens, tests use app.inject(). */
+export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: options.bodyLimit ?? 1_048_576,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'mem Memory API',
+        version: VERSION,
+        description: 'Local-first memory service. Every /v1 and /keys route needs Authorization: Bearer <API_KEY>.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  registerAuth(app, deps.auth);
+  await app.register(systemRoutes(deps));
+  await app.register(memoryRoutes(deps));
+  await app.register(searchRoutes(deps));
+  await app.register(keyRoutes(deps));
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

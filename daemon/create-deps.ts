@@ -1,0 +1,95 @@
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { LoadedConfig } from '../src/config/load-config.js';
+import { writeApiKey } from '../src/config/credentials.js';
+import { AsyncSaves } from '../src/core/async-saves.js';
+import { AuthService } from '../src/core/auth-service.js';
+import { MemoryService } from '../src/core/memory-service.js';
+import { Reindexer } from '../src/core/reindex.js';
+import { JobQueue } from '../src/jobs/job-queue.js';
+import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
+import { checkOllama, OllamaEmbeddingModel } from '../src/providers/ollama/ollama-embedding-model.js';
+import type { EmbeddingModel } from '../src/providers/spec.js';
+import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
+import type { AppDeps } from './deps.js';
+
+export interface CreateDepsOptions {
+  readonly loaded: LoadedConfig;
+  readonly logger?: Logger;
+  /** Stores the owner's first key for the CLI (off in tests that manage keys themselves). */
+  readonly storeFirstKey?: boolean;
+  /** Pre-built embedder (tests share one across apps to save start-up time). */
+  readonly embedder?: EmbeddingModel;
+}
+
+export interface CreatedDeps extends AppDeps {
+  /** The owner's first key when this start created it (shown to tests; never logged). */
+  readonly firstKey: string | null;
+  readonly ownerId: string;
+  setAddress(address: string): void;
+}
+
+/** The composition root: the only place real adapters are constructed. */
+export async function createDeps(options: CreateDepsOptions): Promise<CreatedDeps> {
+  const { config, paths, storageUri } = options.loaded;
+  mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
+
+  const ownsEmbedder = !options.embedder;
+  const embedder: EmbeddingModel =
+    options.embedder ??
+    (config['embedding.provider'] === 'ollama'
+      ? new OllamaEmbeddingModel({
+          host: config['ollama.host'],
+          model: config['ollama.embedModel'],
+          timeoutMs: config['ollama.timeoutMs'],
+        })
+      : new BuiltinEmbeddingModel(config['embedding.workers']));
+  await embedder.init();
+
+  const storage = await openLanceStore({
+    uri: storageUri,
+    vectorSpace: { modelId: embedder.modelId, dimension: embedder.dimension },
+  });
+  const memories = new MemoryService({ storage, embedder });
+  const auth = new AuthService(storage);
+  const queue = new JobQueue(2);
+  const asyncSaves = new AsyncSaves(storage, memories, queue);
+  const reindexer = new Reindexer(storage, memories, queue);
+
+  const { account, firstKey } = await auth.bootstrap();
+  if (firstKey && options.storeFirstKey !== false) {
+    const where = await writeApiKey(paths, firstKey);
+    options.logger?.info({ store: where }, 'created the owner account and its first API key');
+  }
+  const resumed = await asyncSaves.resume();
+  await reindexer.resume();
+  if (resumed > 0) options.logger?.info({ resumed }, 'resumed unfinished async saves');
+
+  let address = '';
+  return {
+    storage,
+    embedder,
+    memories,
+    auth,
+    asyncSaves,
+    reindexer,
+    firstKey,
+    ownerId: account.id,
+    runtime: {
+      startedAt: Date.now(),
+      dataDir: paths.dataDir,
+      ollamaHost: config['ollama.host'],
+      address: () => address,
+      checkOllama: () => checkOllama(config['ollama.host'], 1500),
+    },
+    setAddress(value: string) {
+      address = value;
+    },
+    async close() {
+      await queue.close();
+      await storage.close();
+      if (ownsEmbedder) await embedder.close();
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { AsyncSaves } from '../src/core/async-saves.js';
+import type { AuthService } from '../src/core/auth-service.js';
+import type { MemoryService } from '../src/core/memory-service.js';
+import type { Storage } from '../src/core/ports.js';
+import type { Reindexer } from '../src/core/reindex.js';
+import type { EmbeddingModel } from '../src/providers/spec.js';
+
+/** Everything the HTTP layer needs, built by create-deps.ts (or by tests with their own pieces). */
+export interface AppDeps {
+  readonly storage: Storage;
+  readonly embedder: EmbeddingModel;
+  readonly memories: MemoryService;
+  readonly auth: AuthService;
+  readonly asyncSaves: AsyncSaves;
+  readonly reindexer: Reindexer;
+  /** Runtime facts for GET /v1/status. */
+  readonly runtime: {
+    readonly startedAt: number;
+    readonly dataDir: string;
+    readonly ollamaHost: string;
+    address(): string;
+    checkOllama(): Promise<{ reachable: boolean; models: string[] }>;
+  };
+  close(): Promise<void>;
+}

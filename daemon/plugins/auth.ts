@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import type { AuthContext, AuthService } from '../../src/core/auth-service.js';
+import { MemError } from '../../src/errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+/** Paths that need no key: liveness and the API description. */
+const PUBLIC_PATHS = new Set(['/health', '/openapi.json']);
+
+/** Authenticates every request except the public ones; routes read `request.auth`. */
+export function registerAuth(app: FastifyInstance, auth: AuthService): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (PUBLIC_PATHS.has(path)) return;
+    request.auth = await auth.authenticate(request.headers.authorization);
+  });
+}
+
+export function requireAuth(auth: AuthContext | null): AuthContext {
+  if (!auth) throw new MemError('UNAUTHORIZED', 'Authentication required');
+  return auth;
+}
+
+/** Writes refused for read-only keys (403 FORBIDDEN). */
+export function requireWrite(auth: AuthContext | null): AuthContext {
+  const context = requireAuth(auth);
+  if (context.key.readOnly) {
+    throw new MemError('FORBIDDEN', 'This API key is read-only; use a key with write access.');
+  }
+  return context;
+}

@@ -1,0 +1,70 @@
+import type { Memory } from '../src/api/contract.js';
+import type { ApiKey } from '../src/api/contract.js';
+import { redactKey } from '../src/core/auth-service.js';
+import type { ApiKeyRecord, JobRecord, MemoryRecord } from '../src/core/types.js';
+
+/** Domain records -> API shapes (ISO timestamps, spec field names). */
+export const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+export function presentMemory(memory: MemoryRecord): Memory {
+  return {
+    id: memory.id,
+    title: memory.title,
+    content: memory.content,
+    description: memory.description,
+    tags: [...memory.tags],
+    metadata: memory.metadata,
+    spaceId: memory.spaceId,
+    createdAt: iso(memory.createdAt),
+    ...(memory.updatedAt !== null ? { updatedAt: iso(memory.updatedAt) } : {}),
+  };
+}
+
+export function preview(content: string, length = 200): string {
+  const flat = content.replace(/\s+/g, ' ').trim();
+  return flat.length <= length ? flat : `${flat.slice(0, length - 3).trimEnd()}...`;
+}
+
+export function presentKey(key: ApiKeyRecord, value?: string): ApiKey {
+  return {
+    id: key.id,
+    name: key.name,
+    type: key.type,
+    key: value ?? redactKey(key),
+    createdAt: iso(key.createdAt),
+    lastUsedAt: isoOrNull(key.lastUsedAt),
+    expiresAt: isoOrNull(key.expiresAt),
+    rateLimitPerHour: key.rateLimitPerHour,
+    monthlyLimit: key.monthlyLimit,
+    readOnly: key.readOnly,
+  };
+}
+
+export function presentJob(job: JobRecord) {
+  const done = job.completed + job.failed;
+  return {
+    jobId: job.id,
+    kind: job.kind,
+    status: job.status,
+    progress: {
+      total: job.total,
+      completed: job.completed,
+      failed: job.failed,
+      percentage: job.total === 0 ? 100 : Math.round((done / job.total) * 1000) / 10,
+    },
+    startedAt: isoOrNull(job.startedAt),
+    completedAt: isoOrNull(job.finishedAt),
+    error: job.error,
+  };
+}
+
+/** ISO date or datetime -> epoch ms. A date-only `before` means the end of that day (inclusive). */
+export function parseBound(value: string | undefined, edge: 'start' | 'end'): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const start = Date.parse(`${value}T00:00:00.000Z`);
+    return edge === 'start' ? start : start + 86_400_000 - 1;
+  }
+  return Date.parse(value);
+}

@@ -1,0 +1,249 @@
+import { z } from 'zod';
+import { ERROR_CODES } from '../errors.js';
+
+/**
+ * Every request, response and error body of the Memory API, as zod schemas. The daemon validates with them
+ * (and serves them as OpenAPI), the typed client reads its types from them. Field names follow the spec.
+ */
+
+const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
+const tags = z.array(z.string().min(1).max(100)).max(100);
+const metadata = z.record(z.string(), z.unknown());
+const spaceId = z.string().max(200);
+const memoryId = z.string().min(1).max(200).describe('Memory id: `mem_` + 26-character ULID.');
+
+export const ErrorBody = z
+  .object({
+    success: z.literal(false),
+    error: z.enum(ERROR_CODES as [string, ...string[]]),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    hint: z.string().optional(),
+  })
+  .catchall(z.unknown())
+  .describe('Error envelope');
+
+export const Pagination = z.object({
+  limit: z.number(),
+  offset: z.number(),
+  total: z.number(),
+  hasMore: z.boolean(),
+});
+
+/** A memory as every endpoint returns it (timestamps ISO 8601). */
+export const Memory = z.object({
+  id: z.string(),
+  title: z.string(),
+  content: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  metadata: metadata,
+  spaceId: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string().optional(),
+});
+export type Memory = z.infer<typeof Memory>;
+
+// ---- save -------------------------------------------------------------------------------------------
+
+export const SaveBody = z
+  .object({
+    content: z.string().optional(),
+    url: z.string().optional(),
+    title: z.string().max(500).optional(),
+    description: z.string().max(5000).optional(),
+    tags: tags.optional(),
+    metadata: metadata.optional(),
+    spaceId: spaceId.optional(),
+    async: z.boolean().optional().default(false),
+  })
+  .describe('Save content as a memory. One of content or url is required.');
+export type SaveBody = z.input<typeof SaveBody>;
+
+export const SaveSyncResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  documentId: z.string(),
+  data: z.object({
+    id: z.string(),
+    title: z.string(),
+    contentPreview: z.string(),
+    tags: z.array(z.string()),
+    createdAt: z.string(),
+  }),
+});
+export const SaveAsyncResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  pendingId: z.string(),
+  statusUrl: z.string(),
+});
+export const SaveResponse = z.union([SaveSyncResponse, SaveAsyncResponse]);
+export type SaveResponse = z.infer<typeof SaveResponse>;
+
+export const PendingParams = z.object({ pendingId: z.string().min(1).max(200) });
+export const SaveStatusResponse = z.object({
+  success: z.literal(true),
+  status: z.enum(['pending', 'processing', 'completed', 'failed']),
+  documentId: z.string().optional(),
+  error: z.string().optional(),
+});
+export type SaveStatusResponse = z.infer<typeof SaveStatusResponse>;
+
+// ---- memories ---------------------------------------------------------------------------------------
+
+export const MemoryParams = z.object({ id: memoryId });
+
+export const MemoryResponse = z.object({ success: z.literal(true), data: Memory });
+export type MemoryResponse = z.infer<typeof MemoryResponse>;
+
+export const UpdateBody = z
+  .object({
+    title: z.string().max(500).optional(),
+    content: z.string().optional(),
+    description: z.string().max(5000).optional(),
+    tags: tags.optional(),
+    metadata: metadata.optional(),
+    spaceId: spaceId.optional(),
+  })
+  .strict()
+  .describe('Fields to change; content changes re-embed the memory. Addition to the spec.');
+export type UpdateBody = z.infer<typeof UpdateBody>;
+
+export const MessageResponse = z.object({ success: z.literal(true), message: z.string() });
+
+export const BulkDeleteBody = z.object({ ids: z.array(z.string().max(200)).min(1).max(1000) });
+export const BulkDeleteResponse = z.object({
+  success: z.literal(true),
+  deleted: z.number(),
+  failed: z.array(z.object({ id: z.string(), error: z.string() })),
+});
+export type BulkDeleteResponse = z.infer<typeof BulkDeleteResponse>;
+
+const limitParam = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+const offsetParam = z.coerce.number().int().min(0).max(1_000_000).default(0);
+
+export const ListQuery = z.object({
+  limit: limitParam(100, 20),
+  offset: offsetParam,
+  spaceId: spaceId.optional(),
+  tags: z.string().max(2000).optional().describe('Comma-separated; a memory matches with any of them.'),
+  after: isoDate.optional(),
+  before: isoDate.optional(),
+});
+
+export const ListResponse = z.object({
+  success: z.literal(true),
+  data: z.array(Memory),
+  pagination: Pagination,
+});
+export type ListResponse = z.infer<typeof ListResponse>;
+
+// ---- search -----------------------------------------------------------------------------------------
+
+export const SearchBody = z.object({
+  query: z.string().trim().min(1, 'query must not be empty').max(1000),
+  limit: z.number().int().min(1).max(100).default(10),
+  offset: z.number().int().min(0).max(10_000).default(0),
+  threshold: z.number().min(0, 'threshold must be between 0 and 1').max(1, 'threshold must be between 0 and 1').default(0.5),
+  spaceId: spaceId.optional(),
+  tags: tags.optional(),
+  after: isoDate.optional(),
+  before: isoDate.optional(),
+  hybrid: z.boolean().default(false),
+});
+export type SearchBody = z.input<typeof SearchBody>;
+
+export const SearchResult = z.object({
+  id: z.string(),
+  content: z.string(),
+  title: z.string(),
+  score: z.number(),
+  tags: z.array(z.string()),
+  createdAt: z.string(),
+  spaceId: z.string(),
+  metadata: metadata.optional(),
+});
+
+export const SearchResponse = z.object({
+  success: z.literal(true),
+  results: z.array(SearchResult),
+  pagination: Pagination,
+});
+export type SearchResponse = z.infer<typeof SearchResponse>;
+
+// ---- keys -------------------------------------------------------------------------------------------
+
+export const KeyIdParams = z.object({ id: z.string().min(1).max(200) });
+
+export const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(['live', 'test']),
+  key: z.string().describe('Redacted (prefix and last 4) except in create/regenerate responses.'),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  rateLimitPerHour: z.number().nullable(),
+  monthlyLimit: z.number().nullable(),
+  readOnly: z.boolean(),
+});
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const CreateKeyBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  type: z.enum(['live', 'test']).default('live'),
+  rateLimitPerHour: z.number().int().positive().optional(),
+  monthlyLimit: z.number().int().positive().optional(),
+  expiresAt: isoDate.optional(),
+  readOnly: z.boolean().default(false),
+});
+export type CreateKeyBody = z.input<typeof CreateKeyBody>;
+
+export const KeyResponse = z.object({ success: z.literal(true), message: z.string(), data: ApiKey });
+export type KeyResponse = z.infer<typeof KeyResponse>;
+export const KeyListResponse = z.object({ success: z.literal(true), keys: z.array(ApiKey) });
+export type KeyListResponse = z.infer<typeof KeyListResponse>;
+
+// ---- daemon -----------------------------------------------------------------------------------------
+
+export const HealthResponse = z.object({ status: z.literal('ok'), version: z.string() });
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
+export const StatusResponse = z.object({
+  success: z.literal(true),
+  version: z.string(),
+  pid: z.number(),
+  address: z.string(),
+  uptimeSeconds: z.number(),
+  memoryCount: z.number(),
+  dataDir: z.string(),
+  models: z.object({
+    embedding: z.object({ provider: z.string(), model: z.string(), dimension: z.number() }),
+  }),
+  ollama: z.object({ host: z.string(), reachable: z.boolean(), models: z.array(z.string()) }),
+  vectors: z.object({ missing: z.number().describe('Memories without vectors in the current embedding space') }),
+});
+export type StatusResponse = z.infer<typeof StatusResponse>;
+
+export const JobParams = z.object({ jobId: z.string().min(1).max(200) });
+export const Job = z.object({
+  jobId: z.string(),
+  kind: z.string(),
+  status: z.enum(['pending', 'processing', 'completed', 'failed']),
+  progress: z.object({ total: z.number(), completed: z.number(), failed: z.number(), percentage: z.number() }),
+  startedAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type Job = z.infer<typeof Job>;
+export const JobResponse = z.object({ success: z.literal(true) }).extend(Job.shape);
+export type JobResponse = z.infer<typeof JobResponse>;
+export const ReindexResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  jobId: z.string(),
+  statusUrl: z.string(),
+  total: z.number(),
+});
+export type ReindexResponse = z.infer<typeof ReindexResponse>;

@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { readApiKey } from '../../config/credentials.js';
+import { MemError } from '../../errors.js';
+import { clientFor, configFor, outputFor } from '../context.js';
+import { parseNumber } from '../input.js';
+import { shortDate, style, table } from '../output.js';
+
+export function registerKeyCommands(program: Command): void {
+  const keys = program
+    .command('keys')
+    .description('Manage API keys')
+    .addHelpText('after', '\nExamples:\n  $ mem keys list\n  $ mem keys create --name laptop-app --json\n  $ mem keys delete key_01JD...');
+
+  keys
+    .command('list')
+    .alias('ls')
+    .description('List API keys (values redacted)')
+    .addHelpText('after', '\nExamples:\n  $ mem keys list')
+    .action(async (_options: unknown, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.listKeys();
+      output.result(response, () =>
+        table(
+          response.keys.map((key) => [
+            key.id,
+            key.name,
+            key.type,
+            key.key,
+            shortDate(key.createdAt),
+            key.lastUsedAt ? shortDate(key.lastUsedAt) : '-',
+            key.expiresAt ? shortDate(key.expiresAt) : 'never',
+          ]),
+          ['ID', 'NAME', 'TYPE', 'KEY', 'CREATED', 'LAST USED', 'EXPIRES'],
+        ),
+      );
+    });
+
+  keys
+    .command('create')
+    .description('Create a key; its value is printed once')
+    .requiredOption('--name <name>', 'a name to recognise it by')
+    .option('--test', 'a test key (svc_test_) instead of live')
+    .option('--rate-limit <n>', 'requests per hour')
+    .option('--monthly-limit <n>', 'requests per month')
+    .option('--expires <date>', 'expiry date (ISO 8601)')
+    .option('--read-only', 'can read and search but not write')
+    .addHelpText('after', '\nExamples:\n  $ mem keys create --name laptop-app\n  $ mem keys create --name ci --test --expires 2027-01-01 --json')
+    .action(async (options: Record<string, string | boolean | undefined>, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.createKey({
+        name: String(options.name),
+        type: options.test ? 'test' : 'live',
+        ...(options.rateLimit ? { rateLimitPerHour: parseNumber(String(options.rateLimit), '--rate-limit') } : {}),
+        ...(options.monthlyLimit ? { monthlyLimit: parseNumber(String(options.monthlyLimit), '--monthly-limit') } : {}),
+        ...(options.expires ? { expiresAt: String(options.expires) } : {}),
+        readOnly: Boolean(options.readOnly),
+      });
+      output.result(response.data, () => `${style.green('Created')} ${response.data.id} (${response.data.name})\n${response.data.key}\n${style.dim('Store it now: it is not shown again.')}`);
+    });
+
+  keys
+    .command('regenerate')
+    .description('Issue a new value for a key; the old one stops working at once')
+    .argument('<id>', 'key id')
+    .addHelpText('after', '\nExamples:\n  $ mem keys regenerate key_01JD3V6Q8X4Z5C2B7N9M0K1H2G')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.regenerateKey(id);
+      output.result(response.data, () => `${style.green('Regenerated')} ${response.data.id}\n${response.data.key}\n${style.dim('Store it now: it is not shown again.')}`);
+    });
+
+  keys
+    .command('delete')
+    .alias('rm')
+    .description('Delete a key permanently')
+    .argument('<id>', 'key id')
+    .addHelpText('after', '\nExamples:\n  $ mem keys delete key_01JD3V6Q8X4Z5C2B7N9M0K1H2G')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.deleteKey(id);
+      output.result(response, () => `${style.green('Deleted')} ${id}`);
+    });
+
+  program
+    .command('token')
+    .description("Print the CLI's API key (for curl and other programs)")
+    .addHelpText('after', '\nExamples:\n  $ curl -H "Authorization: Bearer $(mem token)" localhost:7373/v1/memories')
+    .action(async (_options: unknown, command: Command) => {
+      const output = outputFor(command);
+      const stored = await readApiKey(configFor(command).paths);
+      if (!stored) {
+        throw new MemError('UNAUTHORIZED', 'No API key is stored for the CLI.', {
+          hint: 'Start the daemon once (`mem daemon start`) to create one, or set MEM_API_KEY.',
+        });
+      }
+      output.result({ key: stored.key, source: stored.source }, () => stored.key);
+    });
+}

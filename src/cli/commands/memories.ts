@@ -1,0 +1,233 @@
+import type { Command } from 'commander';
+import type { Memory } from '../../api/contract.js';
+import { MemError } from '../../errors.js';
+import { clientFor } from '../context.js';
+import { parseJsonObject, parseList, parseNumber, readStdin, textArgument } from '../input.js';
+import { shortDate, style, table, terminalWidth, truncate } from '../output.js';
+
+function renderMemory(memory: Memory): string {
+  const lines = [
+    `${style.bold(memory.title || '(untitled)')}  ${style.dim(memory.id)}`,
+    style.dim(
+      [
+        `created ${shortDate(memory.createdAt)}`,
+        memory.updatedAt ? `updated ${shortDate(memory.updatedAt)}` : '',
+        memory.spaceId ? `space ${memory.spaceId}` : '',
+        memory.tags.length ? `tags ${memory.tags.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    ),
+  ];
+  if (memory.description) lines.push(memory.description);
+  lines.push('', memory.content);
+  if (Object.keys(memory.metadata).length > 0) lines.push('', style.dim(`metadata ${JSON.stringify(memory.metadata)}`));
+  return lines.join('\n');
+}
+
+export function registerMemoryCommands(program: Command): void {
+  program
+    .command('save')
+    .description('Save text as a memory (- reads standard input)')
+    .argument('[content]', 'the text to save, or - for stdin')
+    .option('-t, --title <title>', 'title (default: the first line)')
+    .option('--tags <tags>', 'comma-separated tags')
+    .option('-d, --description <text>', 'short description or summary')
+    .option('-s, --space <spaceId>', 'space (folder) to save into')
+    .option('-m, --metadata <json>', 'metadata as a JSON object')
+    .option('--async', 'return at once with a pending id instead of waiting')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mem save "Met Sarah Chen from Acme Corp in Berlin to discuss the Q3 roadmap" --tags work,acme
+  $ echo "long note" | mem save - --title "From stdin"
+  $ mem save "Pay the invoice" -m '{"priority":2}' --space personal --json`,
+    )
+    .action(async (content: string | undefined, options: Record<string, string | boolean | undefined>, command: Command) => {
+      const text = content === undefined && !process.stdin.isTTY ? await readStdin() : await textArgument(content, 'content');
+      const { client, output } = await clientFor(command);
+      const response = await client.save({
+        content: text,
+        title: options.title as string | undefined,
+        description: options.description as string | undefined,
+        tags: parseList(options.tags as string | undefined),
+        spaceId: options.space as string | undefined,
+        metadata: parseJsonObject(options.metadata as string | undefined, '--metadata'),
+        async: Boolean(options.async),
+      });
+      output.result(response, () =>
+        'documentId' in response
+          ? `${style.green('Saved')} ${response.documentId}  ${style.dim(truncate(response.data.title, 60))}`
+          : `${style.green('Accepted')} ${response.pendingId}  ${style.dim(`(mem save-status ${response.pendingId})`)}`,
+      );
+    });
+
+  program
+    .command('save-status')
+    .description('Show the state of an async save')
+    .argument('<pendingId>', 'id returned by `mem save --async`')
+    .addHelpText('after', '\nExamples:\n  $ mem save-status pnd_01JD3V6Q8X4Z5C2B7N9M0K1H2G')
+    .action(async (pendingId: string, _options: unknown, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.saveStatus(pendingId);
+      output.result(response, () =>
+        [response.status, response.documentId ?? '', response.error ? style.red(response.error) : ''].filter(Boolean).join('  '),
+      );
+    });
+
+  program
+    .command('search')
+    .description('Find memories by meaning (--hybrid adds keyword matching)')
+    .argument('<query...>', 'what to look for, in your own words')
+    .option('-n, --limit <n>', 'results to show (max 100)', '10')
+    .option('--offset <n>', 'skip this many results', '0')
+    .option('--threshold <score>', 'minimum score 0-1', '0.5')
+    .option('-s, --space <spaceId>', 'only this space')
+    .option('--tags <tags>', 'only memories with any of these tags')
+    .option('--after <date>', 'created on or after (ISO 8601)')
+    .option('--before <date>', 'created on or before (ISO 8601)')
+    .option('--hybrid', 'fuse semantic and keyword search')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mem search "who did I meet about planning?"
+  $ mem search roadmap --hybrid --tags acme --after 2026-01-01
+  $ mem search "invoice" --threshold 0.3 --json | jq '.results[].id'`,
+    )
+    .action(async (words: string[], options: Record<string, string | boolean | undefined>, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.search({
+        query: words.join(' '),
+        limit: parseNumber(String(options.limit), '--limit'),
+        offset: parseNumber(String(options.offset), '--offset'),
+        threshold: parseNumber(String(options.threshold), '--threshold'),
+        spaceId: options.space as string | undefined,
+        tags: parseList(options.tags as string | undefined),
+        after: options.after as string | undefined,
+        before: options.before as string | undefined,
+        hybrid: Boolean(options.hybrid),
+      });
+      output.result(response, () => {
+        if (response.results.length === 0) return style.dim('No memories matched. Try other words or a lower --threshold.');
+        const width = terminalWidth();
+        return response.results
+          .map(
+            (result) =>
+              `${style.cyan(result.score.toFixed(2))}  ${style.bold(truncate(result.title, width - 40))}  ${style.dim(result.id)}\n      ${truncate(
+                result.content,
+                width - 6,
+              )}${result.tags.length ? `\n      ${style.dim(`#${result.tags.join(' #')}`)}` : ''}`,
+          )
+          .join('\n');
+      });
+    });
+
+  program
+    .command('ls')
+    .alias('list')
+    .description('List memories, newest first')
+    .option('-n, --limit <n>', 'how many (max 100)', '20')
+    .option('--offset <n>', 'skip this many', '0')
+    .option('-s, --space <spaceId>', 'only this space')
+    .option('--tags <tags>', 'only memories with any of these tags')
+    .option('--after <date>', 'created on or after (ISO 8601)')
+    .option('--before <date>', 'created on or before (ISO 8601)')
+    .addHelpText('after', '\nExamples:\n  $ mem ls --tags acme\n  $ mem ls --space work --after 2026-01-01 --json')
+    .action(async (options: Record<string, string | undefined>, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.listMemories({
+        limit: parseNumber(String(options.limit), '--limit'),
+        offset: parseNumber(String(options.offset), '--offset'),
+        spaceId: options.space,
+        tags: parseList(options.tags),
+        after: options.after,
+        before: options.before,
+      });
+      output.result(response, () => {
+        if (response.data.length === 0) return style.dim('No memories yet. Save one with `mem save "..."`.');
+        const width = terminalWidth();
+        const rows = response.data.map((memory) => [
+          memory.id,
+          shortDate(memory.createdAt),
+          truncate(memory.title, Math.max(30, width - 72)),
+          truncate(memory.tags.join(','), 24),
+        ]);
+        const { total, offset } = response.pagination;
+        return `${table(rows, ['ID', 'CREATED', 'TITLE', 'TAGS'])}\n${style.dim(
+          `${offset + 1}-${offset + response.data.length} of ${total}`,
+        )}`;
+      });
+    });
+
+  program
+    .command('get')
+    .alias('show')
+    .description('Show one memory')
+    .argument('<id>', 'memory id')
+    .addHelpText('after', '\nExamples:\n  $ mem get mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G\n  $ mem get mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --json')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { client, output } = await clientFor(command);
+      const response = await client.getMemory(id);
+      output.result(response, () => renderMemory(response.data));
+    });
+
+  program
+    .command('update')
+    .alias('edit')
+    .description('Change a memory (new content is re-embedded)')
+    .argument('<id>', 'memory id')
+    .option('-c, --content <text>', 'new content (- reads stdin)')
+    .option('-t, --title <title>', 'new title')
+    .option('--tags <tags>', 'replace the tags (comma-separated; "" clears)')
+    .option('-d, --description <text>', 'new description')
+    .option('-s, --space <spaceId>', 'move to this space')
+    .option('-m, --metadata <json>', 'replace the metadata (JSON object)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ mem update mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --tags work,done\n  $ cat note.md | mem update mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --content -',
+    )
+    .action(async (id: string, options: Record<string, string | undefined>, command: Command) => {
+      const body = {
+        ...(options.content !== undefined ? { content: await textArgument(options.content, 'content') } : {}),
+        ...(options.title !== undefined ? { title: options.title } : {}),
+        ...(options.tags !== undefined ? { tags: parseList(options.tags) ?? [] } : {}),
+        ...(options.description !== undefined ? { description: options.description } : {}),
+        ...(options.space !== undefined ? { spaceId: options.space } : {}),
+        ...(options.metadata !== undefined ? { metadata: parseJsonObject(options.metadata, '--metadata') } : {}),
+      };
+      if (Object.keys(body).length === 0) {
+        throw new MemError('VALIDATION_ERROR', 'Nothing to change.', { hint: 'Pass --content, --title, --tags, ...' });
+      }
+      const { client, output } = await clientFor(command);
+      const response = await client.updateMemory(id, body);
+      output.result(response, () => `${style.green('Updated')} ${response.data.id}`);
+    });
+
+  program
+    .command('rm')
+    .alias('delete')
+    .description('Delete memories permanently')
+    .argument('[ids...]', 'memory ids')
+    .option('--ids <ids>', 'comma-separated memory ids')
+    .addHelpText('after', '\nExamples:\n  $ mem rm mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G\n  $ mem rm --ids mem_01...,mem_01...')
+    .action(async (ids: string[], options: { ids?: string }, command: Command) => {
+      const all = [...ids, ...(parseList(options.ids) ?? [])];
+      if (all.length === 0) throw new MemError('VALIDATION_ERROR', 'No memory ids given.', { hint: 'mem rm <id> [id...]' });
+      const { client, output } = await clientFor(command);
+      if (all.length === 1) {
+        const response = await client.deleteMemory(all[0] as string);
+        output.result(response, () => `${style.green('Deleted')} ${all[0]}`);
+        return;
+      }
+      const response = await client.deleteMemories(all);
+      output.result(response, () =>
+        [
+          `${style.green('Deleted')} ${response.deleted} of ${all.length}`,
+          ...response.failed.map((failure) => `${style.red('failed')} ${failure.id}: ${failure.error}`),
+        ].join('\n'),
+      );
+      if (response.failed.length > 0) process.exitCode = 5;
+    });
+}

@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { readApiKey } from '../config/credentials.js';
+import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { resolveDaemonUrl } from '../client/discovery.js';
+import { MemClient } from '../client/http-client.js';
+import { startDaemonInBackground } from './daemon-process.js';
+import { Output } from './output.js';
+
+export interface GlobalOptions {
+  json?: boolean;
+  quiet?: boolean;
+  host?: string;
+  start?: boolean;
+}
+
+export function globals(command: Command): GlobalOptions {
+  return command.optsWithGlobals<GlobalOptions>();
+}
+
+export function outputFor(command: Command): Output {
+  const options = globals(command);
+  return new Output({ json: Boolean(options.json), quiet: Boolean(options.quiet) });
+}
+
+export function configFor(command: Command): LoadedConfig {
+  const options = globals(command);
+  return loadConfig({ flags: options.host ? { 'client.url': options.host } : {} });
+}
+
+/**
+ * A client for the daemon this CLI should talk to, with the stored API key. When no daemon answers and
+ * `--start` (or config client.autoStart) says so, starts one in the background first.
+ */
+export async function clientFor(command: Command): Promise<{ client: MemClient; output: Output; loaded: LoadedConfig }> {
+  const options = globals(command);
+  const output = outputFor(command);
+  const loaded = configFor(command);
+  let { url } = resolveDaemonUrl(loaded);
+  const stored = await readApiKey(loaded.paths);
+  let client = new MemClient({ baseUrl: url, apiKey: stored?.key, timeoutMs: loaded.config['client.timeoutMs'] });
+  if (options.start || loaded.config['client.autoStart']) {
+    const up = await client.health(1500).then(
+      () => true,
+      () => false,
+    );
+    if (!up) {
+      output.info('Starting the mem daemon...');
+      url = (await startDaemonInBackground(loaded)).url;
+      const key = await readApiKey(loaded.paths);
+      client = new MemClient({ baseUrl: url, apiKey: key?.key, timeoutMs: loaded.config['client.timeoutMs'] });
+    }
+  }
+  return { client, output, loaded };
+}

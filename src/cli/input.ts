@@ -1,0 +1,48 @@
+import { MemError } from '../errors.js';
+
+export async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new MemError('VALIDATION_ERROR', 'Expected text on standard input (got a terminal).', {
+      hint: 'Pipe text in, e.g. `echo "note" | mem save -`.',
+    });
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `-` means standard input; anything else is the text itself. */
+export async function textArgument(value: string | undefined, what: string): Promise<string> {
+  if (value === undefined) {
+    throw new MemError('VALIDATION_ERROR', `Missing ${what}.`, { hint: `Pass it as an argument, or - to read stdin.` });
+  }
+  return value === '-' ? readStdin() : value;
+}
+
+export function parseList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+export function parseJsonObject(value: string | undefined, flag: string): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new MemError('VALIDATION_ERROR', `${flag} must be a JSON object, e.g. '{"source":"email"}'.`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new MemError('VALIDATION_ERROR', `${flag} must be a JSON object, e.g. '{"source":"email"}'.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function parseNumber(value: string, flag: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number)) throw new MemError('VALIDATION_ERROR', `${flag} must be a number (got "${value}").`);
+  return number;
+}

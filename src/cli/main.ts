@@ -1,0 +1,21 @@
+import { CommanderError } from 'commander';
+import { createProgram } from './program.js';
+import { printError } from './output.js';
+
+/** The CLI entry: parses argv, runs the command, maps errors to `error[CODE]: message` and exit codes. */
+export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  const program = createProgram();
+  program.exitOverride();
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    process.exitCode = printError(error, json);
+  }
+}

@@ -1,0 +1,186 @@
+import type { z } from 'zod';
+import {
+  BulkDeleteResponse,
+  HealthResponse,
+  JobResponse,
+  KeyListResponse,
+  KeyResponse,
+  ListResponse,
+  MemoryResponse,
+  MessageResponse,
+  ReindexResponse,
+  SaveResponse,
+  SaveStatusResponse,
+  SearchResponse,
+  StatusResponse,
+  type CreateKeyBody,
+  type SaveBody,
+  type SearchBody,
+  type UpdateBody,
+} from '../api/contract.js';
+import { isErrorCode, MemError } from '../errors.js';
+
+export interface ClientOptions {
+  readonly baseUrl: string;
+  readonly apiKey?: string | undefined;
+  readonly timeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+export interface ListParams {
+  readonly limit?: number | undefined;
+  readonly offset?: number | undefined;
+  readonly spaceId?: string | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly after?: string | undefined;
+  readonly before?: string | undefined;
+}
+
+/**
+ * The typed HTTP client of the Memory API: one method per route. The CLI, the TUI and other programs
+ * reach the daemon only through it. Responses are validated with the shared contract; failures become
+ * MemErrors carrying the API's code (or DAEMON_UNREACHABLE when nothing answers).
+ */
+export class MemClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  private async request<T extends z.ZodType>(
+    schema: T,
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { timeoutMs?: number; auth?: boolean } = {},
+  ): Promise<z.infer<T>> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (options.auth !== false && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.baseUrl + path, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
+      });
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new MemError('DAEMON_UNREACHABLE', `The daemon at ${this.baseUrl} did not answer in time.`, {
+          hint: 'Check it with `mem daemon status` and its log with `mem daemon logs`.',
+        });
+      }
+      throw new MemError('DAEMON_UNREACHABLE', `No mem daemon is answering at ${this.baseUrl}.`, {
+        hint: 'Start it with `mem daemon start` (background) or `mem serve` (foreground), or set MEM_HOST.',
+        cause: error,
+      });
+    }
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      throw new MemError('INTERNAL_ERROR', `The daemon sent a response that is not JSON (HTTP ${response.status}).`);
+    }
+    if (!response.ok) {
+      const errorBody = json as { error?: unknown; message?: unknown; hint?: unknown; details?: unknown } | undefined;
+      const code = isErrorCode(errorBody?.error) ? errorBody.error : 'INTERNAL_ERROR';
+      const message = typeof errorBody?.message === 'string' ? errorBody.message : `HTTP ${response.status}`;
+      const hint = typeof errorBody?.hint === 'string' ? errorBody.hint : undefined;
+      throw new MemError(code, message, {
+        ...(hint ? { hint } : {}),
+        ...(errorBody?.details && typeof errorBody.details === 'object'
+          ? { details: errorBody.details as Record<string, unknown> }
+          : {}),
+      });
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new MemError('INTERNAL_ERROR', `Unexpected response from ${method} ${path}: ${parsed.error.message}`, {
+        hint: 'The CLI and the daemon may be different versions; restart the daemon.',
+      });
+    }
+    return parsed.data;
+  }
+
+  health(timeoutMs = 2000) {
+    return this.request(HealthResponse, 'GET', '/health', undefined, { timeoutMs, auth: false });
+  }
+
+  status() {
+    return this.request(StatusResponse, 'GET', '/v1/status');
+  }
+
+  save(body: SaveBody) {
+    return this.request(SaveResponse, 'POST', '/v1/save', body);
+  }
+
+  saveStatus(pendingId: string) {
+    return this.request(SaveStatusResponse, 'GET', `/v1/save/status/${encodeURIComponent(pendingId)}`);
+  }
+
+  getMemory(id: string) {
+    return this.request(MemoryResponse, 'GET', `/v1/memory/${encodeURIComponent(id)}`);
+  }
+
+  updateMemory(id: string, body: UpdateBody) {
+    return this.request(MemoryResponse, 'PATCH', `/v1/memory/${encodeURIComponent(id)}`, body);
+  }
+
+  deleteMemory(id: string) {
+    return this.request(MessageResponse, 'DELETE', `/v1/memory/${encodeURIComponent(id)}`);
+  }
+
+  deleteMemories(ids: readonly string[]) {
+    return this.request(BulkDeleteResponse, 'POST', '/v1/memories/delete', { ids });
+  }
+
+  listMemories(params: ListParams = {}) {
+    const query = new URLSearchParams();
+    if (params.limit !== undefined) query.set('limit', String(params.limit));
+    if (params.offset !== undefined) query.set('offset', String(params.offset));
+    if (params.spaceId !== undefined) query.set('spaceId', params.spaceId);
+    if (params.tags && params.tags.length > 0) query.set('tags', params.tags.join(','));
+    if (params.after !== undefined) query.set('after', params.after);
+    if (params.before !== undefined) query.set('before', params.before);
+    const qs = query.toString();
+    return this.request(ListResponse, 'GET', `/v1/memories${qs ? `?${qs}` : ''}`);
+  }
+
+  search(body: SearchBody) {
+    return this.request(SearchResponse, 'POST', '/v1/search', body);
+  }
+
+  listKeys() {
+    return this.request(KeyListResponse, 'GET', '/keys');
+  }
+
+  createKey(body: CreateKeyBody) {
+    return this.request(KeyResponse, 'POST', '/keys', body);
+  }
+
+  regenerateKey(id: string) {
+    return this.request(KeyResponse, 'POST', `/keys/${encodeURIComponent(id)}/regenerate`);
+  }
+
+  deleteKey(id: string) {
+    return this.request(MessageResponse, 'DELETE', `/keys/${encodeURIComponent(id)}`);
+  }
+
+  reindex(all = false) {
+    return this.request(ReindexResponse, 'POST', '/v1/reindex', { all });
+  }
+
+  job(jobId: string) {
+    return this.request(JobResponse, 'GET', `/v1/jobs/${encodeURIComponent(jobId)}`);
+  }
+}

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+
+/**
+ * Every configuration key of `mem`: its type, default, description, the environment variable that sets it,
+ * and whether the daemon must restart to pick it up. Precedence: default < config file < env < CLI flag.
+ */
+export interface ConfigKeySpec<T extends z.ZodType = z.ZodType> {
+  readonly schema: T;
+  readonly default: z.infer<T>;
+  readonly description: string;
+  readonly env?: string;
+  readonly requiresRestart: boolean;
+}
+
+function key<T extends z.ZodType>(spec: ConfigKeySpec<T>): ConfigKeySpec<T> {
+  return spec;
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveMs = z.coerce.number().int().positive();
+const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+
+export const CONFIG_SCHEMA = {
+  'server.host': key({
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'Address the daemon binds to. Loopback only unless you mean it.',
+    env: 'MEM_BIND_HOST',
+    requiresRestart: true,
+  }),
+  'server.port': key({
+    schema: port,
+    default: 7373,
+    description: 'TCP port of the daemon.',
+    env: 'MEM_PORT',
+    requiresRestart: true,
+  }),
+  'server.bodyLimitBytes': key({
+    schema: z.coerce.number().int().min(1024),
+    default: 1_048_576,
+    description: 'Largest accepted request body in bytes (saves are capped at 100 KB of content regardless).',
+    requiresRestart: true,
+  }),
+  'client.url': key({
+    schema: z.string().url(),
+    default: '',
+    description: 'Daemon URL the CLI talks to. Empty: the run file of a local daemon, else http://127.0.0.1:<port>.',
+    env: 'MEM_HOST',
+    requiresRestart: false,
+  }),
+  'client.autoStart': key({
+    schema: bool,
+    default: false,
+    description: 'Start the daemon in the background when a CLI command finds none running.',
+    env: 'MEM_AUTO_START',
+    requiresRestart: false,
+  }),
+  'client.timeoutMs': key({
+    schema: positiveMs,
+    default: 120_000,
+    description: 'How long the CLI waits for one daemon response.',
+    env: 'MEM_CLIENT_TIMEOUT_MS',
+    requiresRestart: false,
+  }),
+  'storage.uri': key({
+    schema: z.string(),
+    default: '',
+    description: 'LanceDB URI. Empty: <data dir>/lancedb.',
+    env: 'MEM_STORAGE_URI',
+    requiresRestart: true,
+  }),
+  'embedding.provider': key({
+    schema: z.enum(['builtin', 'ollama']),
+    default: 'builtin',
+    description: 'Embedding model: builtin (offline, Universal Sentence Encoder lite, 512-d) or ollama.',
+    env: 'MEM_EMBEDDER',
+    requiresRestart: true,
+  }),
+  'embedding.workers': key({
+    schema: z.coerce.number().int().min(1).max(8),
+    default: 1,
+    description: 'Worker threads running the built-in embedder.',
+    env: 'MEM_EMBED_WORKERS',
+    requiresRestart: true,
+  }),
+  'ollama.host': key({
+    schema: z.string().url(),
+    default: 'http://127.0.0.1:11434',
+    description: 'Ollama server address.',
+    env: 'MEM_OLLAMA_HOST',
+    requiresRestart: true,
+  }),
+  'ollama.embedModel': key({
+    schema: z.string().min(1),
+    default: 'nomic-embed-text',
+    description: 'Ollama model used for embeddings when embedding.provider is ollama.',
+    env: 'MEM_OLLAMA_EMBED_MODEL',
+    requiresRestart: true,
+  }),
+  'ollama.timeoutMs': key({
+    schema: positiveMs,
+    default: 30_000,
+    description: 'Timeout of one Ollama request.',
+    env: 'MEM_OLLAMA_TIMEOUT_MS',
+    requiresRestart: true,
+  }),
+  'log.level': key({
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    description: 'Daemon log level (logs go to <state dir>/daemon.log).',
+    env: 'MEM_LOG_LEVEL',
+    requiresRestart: true,
+  }),
+  'maintenance.intervalMs': key({
+    schema: positiveMs,
+    default: 300_000,
+    description: 'How often the daemon compacts tables, cleans old versions and refreshes indexes.',
+    requiresRestart: true,
+  }),
+} as const;
+
+export type ConfigKey = keyof typeof CONFIG_SCHEMA;
+export type MemConfig = { [K in ConfigKey]: z.infer<(typeof CONFIG_SCHEMA)[K]['schema']> };
+export const CONFIG_KEYS = Object.keys(CONFIG_SCHEMA) as ConfigKey[];
+
+export function isConfigKey(value: string): value is ConfigKey {
+  return Object.hasOwn(CONFIG_SCHEMA, value);
+}

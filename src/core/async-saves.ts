@@ -1,0 +1,73 @@
+import { MemError } from '../errors.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { newId } from './ids.js';
+import type { MemoryService, SaveInput } from './memory-service.js';
+import type { Storage } from './ports.js';
+import type { PendingSaveRecord } from './types.js';
+
+/**
+ * Saves with `async: true`. The request is persisted as a pending record before the response, then a
+ * queue worker stores it. The memory id is allocated up front and kept in the record, so a save resumed
+ * after a crash finds the memory it may already have written instead of storing it twice.
+ *
+ * States: pending -> processing -> completed | failed.
+ */
+export class AsyncSaves {
+  constructor(
+    private readonly storage: Storage,
+    private readonly memories: MemoryService,
+    private readonly queue: JobQueue,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async submit(accountId: string, input: SaveInput): Promise<PendingSaveRecord> {
+    const now = this.now();
+    const record: PendingSaveRecord = {
+      id: newId('pendingSave', now),
+      accountId,
+      status: 'pending',
+      documentId: newId('memory', now),
+      error: null,
+      request: JSON.stringify(input),
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.storage.pendingSaves.put(record);
+    this.schedule(record);
+    return record;
+  }
+
+  async status(accountId: string, pendingId: string): Promise<PendingSaveRecord> {
+    const record = await this.storage.pendingSaves.get(accountId, pendingId);
+    if (!record) throw new MemError('NOT_FOUND', 'Pending save not found', { details: { pendingId } });
+    return record;
+  }
+
+  /** Re-queues saves a previous daemon accepted but did not finish. */
+  async resume(): Promise<number> {
+    const unfinished = await this.storage.pendingSaves.unfinished();
+    for (const record of unfinished) this.schedule(record);
+    return unfinished.length;
+  }
+
+  private schedule(record: PendingSaveRecord): void {
+    this.queue.add(async () => {
+      const update = (patch: Partial<PendingSaveRecord>) =>
+        this.storage.pendingSaves.put({ ...record, ...patch, updatedAt: this.now() });
+      try {
+        await update({ status: 'processing' });
+        const documentId = record.documentId ?? newId('memory');
+        const existing = await this.storage.memories(record.accountId).get(documentId);
+        if (!existing) {
+          const input = JSON.parse(record.request) as SaveInput;
+          await this.memories.save(record.accountId, { ...input, id: documentId });
+        }
+        await update({ status: 'completed', documentId });
+      } catch (error) {
+        await update({ status: 'failed', error: error instanceof Error ? error.message : String(error) }).catch(
+          () => undefined,
+        );
+      }
+    });
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Splits memory content into overlapping passages for embedding. The built-in sentence encoder is best on
+ * sentence-to-paragraph inputs, so passages hold whole sentences up to ~TARGET_WORDS words, and each passage
+ * repeats the last sentence of the one before it so a fact that spans the boundary is still found.
+ */
+export const TARGET_WORDS = 110;
+const MAX_SENTENCE_WORDS = 80;
+
+export interface Chunk {
+  readonly seq: number;
+  readonly text: string;
+}
+
+function words(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+export function splitSentences(text: string): string[] {
+  const sentences: string[] = [];
+  for (const paragraph of text.split(/\n\s*\n|\r\n\s*\r\n/)) {
+    const parts = paragraph.replace(/\s+/g, ' ').trim().match(/[^.!?]+(?:[.!?]+["')\]]*|$)\s*/g) ?? [];
+    for (const raw of parts) {
+      const sentence = raw.trim();
+      if (!sentence) continue;
+      // Very long "sentences" (lists, code, minified text) are cut into word windows.
+      const tokens = sentence.split(' ');
+      for (let i = 0; i < tokens.length; i += MAX_SENTENCE_WORDS) {
+        sentences.push(tokens.slice(i, i + MAX_SENTENCE_WORDS).join(' '));
+      }
+    }
+  }
+  return sentences;
+}
+
+export function chunkText(content: string, title = ''): Chunk[] {
+  // A title that merely repeats the opening words (the derived default) adds nothing to embed.
+  const cleanTitle = title.trim().replace(/\.{3}$/, '');
+  const prefix = cleanTitle && !content.trim().startsWith(cleanTitle) ? `${cleanTitle}. ` : '';
+  const sentences = splitSentences(content);
+  if (sentences.length === 0) return [{ seq: 0, text: (prefix + content.trim()).trim() || title.trim() }];
+  const chunks: Chunk[] = [];
+  let current: string[] = [];
+  let count = 0;
+  const flush = () => {
+    if (current.length === 0) return;
+    const text = current.join(' ');
+    chunks.push({ seq: chunks.length, text: chunks.length === 0 ? prefix + text : text });
+  };
+  for (const sentence of sentences) {
+    const n = words(sentence);
+    if (count > 0 && count + n > TARGET_WORDS) {
+      flush();
+      const overlap = current[current.length - 1] ?? '';
+      current = words(overlap) + n <= TARGET_WORDS ? [overlap] : [];
+      count = current.length ? words(overlap) : 0;
+    }
+    current.push(sentence);
+    count += n;
+  }
+  flush();
+  return chunks;
+}

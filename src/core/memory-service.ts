@@ -1,0 +1,281 @@
+import { createHash } from 'node:crypto';
+import { MemError } from '../errors.js';
+import { embedMany } from '../providers/embed-many.js';
+import type { EmbeddingModel } from '../providers/spec.js';
+import { chunkText } from './chunking.js';
+import { isId, newId } from './ids.js';
+import type { MemoryStore, Storage } from './ports.js';
+import { calibrationFor, DEFAULT_FUSION, fuse, keywordEvidence, round4, semanticScore } from './scoring.js';
+import type { ChunkInput, MemoryFilter, MemoryRecord } from './types.js';
+
+/** Content limit from the spec: 100 KB of UTF-8. */
+export const MAX_CONTENT_BYTES = 100 * 1024;
+
+export interface SaveInput {
+  readonly content: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly metadata?: Record<string, unknown> | undefined;
+  readonly spaceId?: string | undefined;
+  readonly turbo?: boolean | undefined;
+  /** Pre-allocated id (async saves allocate it when they are accepted). */
+  readonly id?: string | undefined;
+}
+
+export interface UpdateInput {
+  readonly title?: string | undefined;
+  readonly content?: string | undefined;
+  readonly description?: string | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly metadata?: Record<string, unknown> | undefined;
+  readonly spaceId?: string | undefined;
+}
+
+export interface SearchInput {
+  readonly query: string;
+  readonly limit: number;
+  readonly offset: number;
+  readonly threshold: number;
+  readonly hybrid: boolean;
+  readonly filter: MemoryFilter;
+}
+
+export interface SearchHit {
+  readonly memory: MemoryRecord;
+  readonly score: number;
+  /** The passage that matched best. */
+  readonly seq: number;
+}
+
+export interface SearchResult {
+  readonly hits: SearchHit[];
+  /** Memories at or above the threshold among the ranked candidates. */
+  readonly total: number;
+}
+
+export interface MemoryServiceDeps {
+  readonly storage: Storage;
+  readonly embedder: EmbeddingModel;
+  readonly now?: () => number;
+}
+
+/** Candidate passages fetched per requested result: memories with several matching passages collapse. */
+const CANDIDATES_PER_RESULT = 4;
+const MIN_CANDIDATES = 50;
+const MAX_CANDIDATES = 1000;
+const QUERY_CACHE_SIZE = 256;
+
+export function contentHash(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+export function assertContentSize(content: string): void {
+  const bytes = Buffer.byteLength(content, 'utf8');
+  if (bytes > MAX_CONTENT_BYTES) {
+    throw new MemError(
+      'CONTENT_TOO_LARGE',
+      `Content is ${Math.ceil(bytes / 1024)} KB; the limit is 100 KB (${MAX_CONTENT_BYTES} bytes).`,
+      { details: { bytes, limit: MAX_CONTENT_BYTES }, hint: 'Split the text into several memories.' },
+    );
+  }
+}
+
+export function assertMemoryId(id: string): void {
+  if (!isId('memory', id)) {
+    throw new MemError('VALIDATION_ERROR', 'Invalid memory id format', {
+      details: { id },
+      hint: 'Memory ids look like mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G.',
+    });
+  }
+}
+
+function deriveTitle(content: string): string {
+  const firstLine = content.trim().split('\n')[0]?.trim() ?? '';
+  return firstLine.length <= 80 ? firstLine : `${firstLine.slice(0, 77).trimEnd()}...`;
+}
+
+function uniqueTags(tags: readonly string[] | undefined): string[] {
+  return [...new Set((tags ?? []).map((tag) => tag.trim()).filter(Boolean))];
+}
+
+/**
+ * Saving, reading, updating, deleting, listing and searching memories for one account at a time.
+ * Knows nothing of HTTP or LanceDB: it works through the `Storage` port and an `EmbeddingModel`.
+ */
+export class MemoryService {
+  private readonly now: () => number;
+  private readonly queryCache = new Map<string, Float32Array>();
+
+  constructor(private readonly deps: MemoryServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  private store(accountId: string): MemoryStore {
+    return this.deps.storage.memories(accountId);
+  }
+
+  private async embedChunks(content: string, title: string): Promise<ChunkInput[]> {
+    const chunks = chunkText(content, title);
+    const vectors = await embedMany(
+      this.deps.embedder,
+      chunks.map((chunk) => chunk.text),
+    );
+    return chunks.map((chunk, index) => ({ ...chunk, vector: vectors[index] ?? new Float32Array() }));
+  }
+
+  async save(accountId: string, input: SaveInput): Promise<MemoryRecord> {
+    if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
+    assertContentSize(input.content);
+    const title = input.title?.trim() || deriveTitle(input.content);
+    const chunks = await this.embedChunks(input.content, title);
+    const now = this.now();
+    const memory: MemoryRecord = {
+      id: input.id ?? newId('memory', now),
+      title,
+      content: input.content,
+      description: input.description ?? '',
+      tags: uniqueTags(input.tags),
+      metadata: input.metadata ?? {},
+      spaceId: input.spaceId ?? '',
+      createdAt: now,
+      updatedAt: null,
+      contentHash: contentHash(input.content),
+      turbo: input.turbo ?? false,
+    };
+    await this.store(accountId).insert(memory, chunks);
+    return memory;
+  }
+
+  async get(accountId: string, id: string): Promise<MemoryRecord> {
+    assertMemoryId(id);
+    const memory = await this.store(accountId).get(id);
+    if (!memory) throw new MemError('NOT_FOUND', 'Memory not found', { details: { id } });
+    return memory;
+  }
+
+  async update(accountId: string, id: string, input: UpdateInput): Promise<MemoryRecord> {
+    const store = this.store(accountId);
+    const existing = await this.get(accountId, id);
+    if (input.content !== undefined) {
+      if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
+      assertContentSize(input.content);
+    }
+    const content = input.content ?? existing.content;
+    const title = input.title !== undefined ? input.title.trim() || deriveTitle(content) : existing.title;
+    const updated: MemoryRecord = {
+      ...existing,
+      title,
+      content,
+      description: input.description ?? existing.description,
+      tags: input.tags !== undefined ? uniqueTags(input.tags) : existing.tags,
+      metadata: input.metadata ?? existing.metadata,
+      spaceId: input.spaceId ?? existing.spaceId,
+      contentHash: contentHash(content),
+      updatedAt: Math.max(this.now(), existing.createdAt),
+    };
+    // The title is embedded with the first passage, so a new title re-embeds too.
+    const reembed = content !== existing.content || title !== existing.title;
+    await store.replace(updated, reembed ? await this.embedChunks(content, title) : undefined);
+    return updated;
+  }
+
+  /** Recomputes a memory's vectors in the current embedding space (reindex). */
+  async reembed(accountId: string, id: string): Promise<boolean> {
+    const store = this.store(accountId);
+    const memory = await store.get(id);
+    if (!memory) return false;
+    await store.replace(memory, await this.embedChunks(memory.content, memory.title));
+    return true;
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    assertMemoryId(id);
+    const deleted = await this.store(accountId).delete([id]);
+    if (deleted.length === 0) throw new MemError('NOT_FOUND', 'Memory not found', { details: { id } });
+  }
+
+  async deleteMany(
+    accountId: string,
+    ids: readonly string[],
+  ): Promise<{ deleted: string[]; failed: { id: string; error: string }[] }> {
+    const unique = [...new Set(ids)];
+    const wellFormed = unique.filter((id) => isId('memory', id));
+    const deleted = await this.store(accountId).delete(wellFormed);
+    const gone = new Set(deleted);
+    const failed = unique
+      .filter((id) => !gone.has(id))
+      .map((id) => ({ id, error: isId('memory', id) ? 'Memory not found' : 'Invalid memory id format' }));
+    return { deleted, failed };
+  }
+
+  list(accountId: string, filter: MemoryFilter, page: { limit: number; offset: number }) {
+    return this.store(accountId).list(filter, page);
+  }
+
+  count(accountId: string): Promise<number> {
+    return this.store(accountId).count();
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    const key = text.trim();
+    const cached = this.queryCache.get(key);
+    if (cached) {
+      // Refresh recency: Map iteration order is insertion order.
+      this.queryCache.delete(key);
+      this.queryCache.set(key, cached);
+      return cached;
+    }
+    const [vector] = await embedMany(this.deps.embedder, [key]);
+    if (!vector) throw new MemError('INTERNAL_ERROR', 'The embedder returned no vector.');
+    this.queryCache.set(key, vector);
+    if (this.queryCache.size > QUERY_CACHE_SIZE) {
+      const oldest = this.queryCache.keys().next().value;
+      if (oldest !== undefined) this.queryCache.delete(oldest);
+    }
+    return vector;
+  }
+
+  async search(accountId: string, input: SearchInput): Promise<SearchResult> {
+    const store = this.store(accountId);
+    const depth = Math.min(
+      MAX_CANDIDATES,
+      Math.max(MIN_CANDIDATES, (input.offset + input.limit) * CANDIDATES_PER_RESULT),
+    );
+    const vector = await this.embedQuery(input.query);
+    const [vectorHits, keywordHits] = await Promise.all([
+      store.vectorSearch(vector, input.filter, depth),
+      input.hybrid ? store.keywordSearch(input.query, input.filter, depth) : Promise.resolve([]),
+    ]);
+    const calibration = calibrationFor(this.deps.embedder.modelId);
+    const best = new Map<string, { semantic: number; keyword: number; seq: number }>();
+    for (const hit of vectorHits) {
+      const semantic = semanticScore(hit.similarity, calibration);
+      const entry = best.get(hit.memoryId);
+      if (!entry || semantic > entry.semantic) best.set(hit.memoryId, { semantic, keyword: entry?.keyword ?? 0, seq: hit.seq });
+    }
+    for (const hit of keywordHits) {
+      const keyword = keywordEvidence(hit.score, DEFAULT_FUSION);
+      const entry = best.get(hit.memoryId);
+      if (!entry) best.set(hit.memoryId, { semantic: 0, keyword, seq: hit.seq });
+      else if (keyword > entry.keyword) entry.keyword = keyword;
+    }
+    const ranked = [...best.entries()]
+      .map(([memoryId, entry]) => ({
+        memoryId,
+        seq: entry.seq,
+        score: input.hybrid ? fuse(entry.semantic, entry.keyword, DEFAULT_FUSION) : entry.semantic,
+      }))
+      .filter((entry) => entry.score >= input.threshold)
+      .sort((a, b) => b.score - a.score || (a.memoryId < b.memoryId ? -1 : 1));
+    const page = ranked.slice(input.offset, input.offset + input.limit);
+    const memories = new Map((await store.getMany(page.map((entry) => entry.memoryId))).map((m) => [m.id, m]));
+    const hits: SearchHit[] = [];
+    for (const entry of page) {
+      const memory = memories.get(entry.memoryId);
+      // A memory deleted between the two reads simply drops out.
+      if (memory) hits.push({ memory, score: round4(entry.score), seq: entry.seq });
+    }
+    return { hits, total: ranked.length };
+  }
+}

@@ -1,0 +1,44 @@
+import type { Table } from '@lancedb/lancedb';
+
+type Row = Record<string, unknown>;
+
+/**
+ * Serialises the writes to one table (LanceDB commits each write as a new version; concurrent
+ * updates/deletes of one table can conflict) and group-commits appends: rows added while a write is in
+ * flight are appended together in the next commit, so N concurrent saves cost ~1 commit, not N.
+ */
+export class TableWriter {
+  private tail: Promise<unknown> = Promise.resolve();
+  private pendingRows: { rows: Row[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushScheduled = false;
+
+  constructor(readonly table: Table) {}
+
+  /** Runs `work` after every earlier write to this table has finished. */
+  exclusive<T>(work: (table: Table) => Promise<T>): Promise<T> {
+    const run = this.tail.then(() => work(this.table));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Appends rows; resolves once they are committed to disk. */
+  append(rows: Row[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.pendingRows.push({ rows, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        void this.exclusive(async (table) => {
+          this.flushScheduled = false;
+          const batch = this.pendingRows.splice(0);
+          try {
+            await table.add(batch.flatMap((entry) => entry.rows));
+            for (const entry of batch) entry.resolve();
+          } catch (error) {
+            for (const entry of batch) entry.reject(error);
+          }
+        });
+      }
+    });
+  }
+}
