@@ -41,7 +41,8 @@ export function keywordEvidence(bm25: number, weights: FusionWeights = DEFAULT_F
 }
 
 export function fuse(semantic: number, keyword: number, weights: FusionWeights = DEFAULT_FUSION): number {
-  return 1 - (1 - semantic) * (1 - weights.keywordWeight * keyword);
+  // s + (1 - s)·w·k (a noisy-OR), written so that k = 0 returns s exactly.
+  return semantic + (1 - semantic) * weights.keywordWeight * keyword;
 }
 
 export function round4(value: number): number {

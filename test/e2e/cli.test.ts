@@ -1,0 +1,172 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, json, mem } from '../helpers/cli.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+const home = tempHome('mem-e2e-');
+let env: NodeJS.ProcessEnv;
+let port: number;
+
+beforeAll(async () => {
+  port = await freePort();
+  env = { ...home.env, MEM_PORT: String(port) };
+  const started = await mem(['daemon', 'start', '--json'], env);
+  expect(started.exitCode, String(started.stderr)).toBe(0);
+  expect(json(started)).toMatchObject({ success: true, url: `http://127.0.0.1:${port}`, pid: expect.any(Number) });
+});
+
+afterAll(async () => {
+  await mem(['daemon', 'stop'], env);
+  home.remove();
+});
+
+describe('mem CLI against a real daemon', () => {
+  it('daemon status reports the running daemon', async () => {
+    const result = await mem(['daemon', 'status', '--json'], env);
+    expect(result.exitCode).toBe(0);
+    expect(json(result)).toMatchObject({
+      running: true,
+      address: `http://127.0.0.1:${port}`,
+      memoryCount: expect.any(Number),
+      models: { embedding: { provider: 'builtin' } },
+      ollama: { reachable: expect.any(Boolean) },
+    });
+    const human = await mem(['status'], env);
+    expect(human.stdout).toMatch(/running/);
+    expect(human.stdout).toMatch(/builtin\/use-lite/);
+  });
+
+  it('save, search, ls, get, update and rm work end to end', async () => {
+    const saved = await mem(['save', 'Met Sarah Chen from Acme Corp in Berlin to discuss the Q3 roadmap', '--tags', 'work,acme', '--json'], env);
+    expect(saved.exitCode, String(saved.stderr)).toBe(0);
+    const id = json<{ documentId: string }>(saved).documentId;
+    expect(id).toMatch(/^mem_/);
+
+    const piped = await mem(['save', '-', '--title', 'From stdin', '--json'], env, { input: 'long note about the garden and tomatoes' });
+    expect(piped.exitCode, String(piped.stderr)).toBe(0);
+    const pipedId = json<{ documentId: string }>(piped).documentId;
+
+    const search = await mem(['search', 'Sarah Chen Acme roadmap meeting', '--json', '--threshold', '0'], env);
+    expect(search.exitCode).toBe(0);
+    expect(json<{ results: { id: string }[] }>(search).results[0]?.id).toBe(id);
+    const human = await mem(['search', 'Sarah Chen Acme roadmap meeting', '--threshold', '0'], env);
+    expect(human.stdout).toContain(id);
+
+    const ls = await mem(['ls', '--tags', 'acme', '--json'], env);
+    expect(json<{ data: { id: string }[] }>(ls).data.map((memory) => memory.id)).toEqual([id]);
+    const lsHuman = await mem(['ls'], env);
+    expect(lsHuman.stdout).toContain('From stdin');
+
+    const get = await mem(['get', pipedId, '--json'], env);
+    expect(json<{ data: { content: string; title: string } }>(get).data).toMatchObject({ content: 'long note about the garden and tomatoes', title: 'From stdin' });
+
+    const update = await mem(['update', pipedId, '--tags', 'garden', '--content', '-', '--json'], env, { input: 'tomatoes and basil in the garden' });
+    expect(update.exitCode, String(update.stderr)).toBe(0);
+    expect(json<{ data: { tags: string[]; content: string; updatedAt: string } }>(update).data).toMatchObject({
+      tags: ['garden'],
+      content: 'tomatoes and basil in the garden',
+      updatedAt: expect.any(String),
+    });
+
+    const rm = await mem(['rm', pipedId], env);
+    expect(rm.exitCode).toBe(0);
+    expect(rm.stdout).toContain('Deleted');
+    const after = await mem(['get', pipedId], env);
+    expect(after.exitCode).toBe(5);
+    expect(after.stderr).toContain('error[NOT_FOUND]: Memory not found');
+
+    const other = json<{ documentId: string }>(await mem(['save', 'one more', '--json'], env)).documentId;
+    const bulk = await mem(['rm', '--ids', `${id},${other},mem_01ARZ3NDEKTSV4RRFFQ69G5FAV`, '--json'], env);
+    expect(json(bulk)).toMatchObject({ deleted: 2, failed: [{ id: 'mem_01ARZ3NDEKTSV4RRFFQ69G5FAV', error: 'Memory not found' }] });
+    expect(bulk.exitCode).toBe(5);
+  });
+
+  it('errors go to stderr as error[CODE] with a hint and a documented exit code', async () => {
+    const bad = await mem(['get', 'nope'], env);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain('error[VALIDATION_ERROR]: Invalid memory id format');
+    expect(bad.stderr).toContain('hint:');
+
+    const badJson = await mem(['get', 'nope', '--json'], env);
+    expect(json(badJson)).toMatchObject({ success: false, error: 'VALIDATION_ERROR' });
+
+    const threshold = await mem(['search', 'x', '--threshold', '3'], env);
+    expect(threshold.exitCode).toBe(2);
+    expect(threshold.stderr).toMatch(/threshold/);
+
+    const unknown = await mem(['serach', 'x'], env);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/Did you mean search/i);
+
+    const noDaemon = await mem(['ls'], { ...env, MEM_HOST: 'http://127.0.0.1:9' });
+    expect(noDaemon.exitCode).toBe(11);
+    expect(noDaemon.stderr).toContain('error[DAEMON_UNREACHABLE]');
+    expect(noDaemon.stderr).toContain('mem daemon start');
+
+    const wrongKey = await mem(['ls'], { ...env, MEM_API_KEY: 'svc_live_wrong' });
+    expect(wrongKey.exitCode).toBe(3);
+    expect(wrongKey.stderr).toContain('error[UNAUTHORIZED]: Invalid API key provided');
+  });
+
+  it('keys and token: a created key works with curl-style HTTP', async () => {
+    const token = await mem(['token'], env);
+    expect(token.stdout.trim()).toMatch(/^svc_live_/);
+    const created = await mem(['keys', 'create', '--name', 'e2e', '--test', '--json'], env);
+    const key = json<{ id: string; key: string; type: string }>(created);
+    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^svc_test_/), type: 'test' });
+    const response = await fetch(`http://127.0.0.1:${port}/v1/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'roadmap' }),
+    });
+    expect(response.status).toBe(200);
+    const list = await mem(['keys', 'list'], env);
+    expect(list.stdout).toContain('e2e');
+    expect(list.stdout).not.toContain(key.key);
+  });
+
+  it('every command has --help with an example', async () => {
+    for (const args of [[], ['save'], ['search'], ['ls'], ['get'], ['update'], ['rm'], ['daemon'], ['daemon', 'start'], ['daemon', 'logs'], ['keys'], ['keys', 'create'], ['token'], ['reindex'], ['serve']]) {
+      const result = await mem([...args, '--help'], env);
+      expect(result.exitCode, args.join(' ')).toBe(0);
+      expect(result.stdout, args.join(' ')).toMatch(/Examples:\n\s+\$ \S/);
+    }
+  });
+
+  it('a 200 means the memory survives kill -9 of the daemon', async () => {
+    const saved = json<{ documentId: string }>(await mem(['save', 'durable note written just before a crash', '--json'], env));
+    const run = JSON.parse(readFileSync(`${home.dir}/state/daemon.json`, 'utf8')) as { pid: number };
+    process.kill(run.pid, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      try {
+        process.kill(run.pid, 0);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } catch {
+        break;
+      }
+    }
+    const restarted = await mem(['daemon', 'start', '--json'], env);
+    expect(restarted.exitCode, String(restarted.stderr)).toBe(0);
+    expect(json<{ pid: number }>(restarted).pid).not.toBe(run.pid);
+    const get = await mem(['get', saved.documentId, '--json'], env);
+    expect(json<{ data: { content: string } }>(get).data.content).toBe('durable note written just before a crash');
+    const search = await mem(['search', 'durable note before a crash', '--threshold', '0', '--json'], env);
+    expect(json<{ results: { id: string }[] }>(search).results.map((r) => r.id)).toContain(saved.documentId);
+  });
+
+  it('daemon logs prints readable lines; stop is graceful and removes the run file', async () => {
+    const logs = await mem(['daemon', 'logs', '-n', '5'], env);
+    expect(logs.exitCode).toBe(0);
+    expect(logs.stdout).toMatch(/info\s+daemon listening/);
+    const stopped = await mem(['daemon', 'stop', '--json'], env);
+    expect(json(stopped)).toMatchObject({ success: true, stopped: true });
+    expect(existsSync(`${home.dir}/state/daemon.json`)).toBe(false);
+    const status = await mem(['daemon', 'status'], env);
+    expect(status.exitCode).toBe(11);
+    expect(status.stdout).toContain('not running');
+    const again = await mem(['daemon', 'start', '--json'], env);
+    expect(again.exitCode).toBe(0);
+  });
+});

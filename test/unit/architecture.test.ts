@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The dependency rule of STYLE.md, enforced: core knows nothing of HTTP, CLI, LanceDB or Ollama; only
+ * store/lancedb imports LanceDB; only config/paths.ts reads the home directory; the CLI reaches the
+ * daemon through src/client (serve is the one command that runs it in-process).
+ */
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : /\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+function imports(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((match) => match[1] ?? '');
+}
+
+const all = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'daemon'))].map((path) => ({ path: relative(ROOT, path), imports: imports(path) }));
+
+describe('architecture', () => {
+  it('core imports only core, errors, providers/spec, jobs and zod', () => {
+    for (const file of all.filter((f) => f.path.startsWith('src/core/'))) {
+      for (const spec of file.imports) {
+        const allowed =
+          spec.startsWith('node:') ||
+          spec === 'zod' ||
+          (spec.startsWith('./') && !spec.includes('..')) ||
+          /^\.\.\/(errors|providers\/spec|providers\/embed-many|jobs\/job-queue)\.js$/.test(spec);
+        expect(allowed, `${file.path} imports ${spec}`).toBe(true);
+      }
+    }
+  });
+
+  it('only store/lancedb touches LanceDB and Arrow', () => {
+    for (const file of all) {
+      const usesLance = file.imports.some((spec) => spec.startsWith('@lancedb/') || spec === 'apache-arrow');
+      if (usesLance) expect(file.path, file.path).toMatch(/^src\/store\/lancedb\//);
+    }
+  });
+
+  it('only providers/ollama imports the ollama client', () => {
+    for (const file of all) if (file.imports.includes('ollama')) expect(file.path).toMatch(/^src\/providers\/ollama\//);
+  });
+
+  it('routes never reach the store or model adapters directly', () => {
+    for (const file of all.filter((f) => f.path.startsWith('daemon/routes/'))) {
+      for (const spec of file.imports) expect(spec, `${file.path} imports ${spec}`).not.toMatch(/store\/|providers\/(ollama|builtin)/);
+    }
+  });
+
+  it('the CLI uses the client, not core or the store', () => {
+    for (const file of all.filter((f) => f.path.startsWith('src/cli/'))) {
+      for (const spec of file.imports) expect(spec, `${file.path} imports ${spec}`).not.toMatch(/\/(core|store|providers)\//);
+    }
+  });
+
+  it('only config/paths.ts decides where files live', () => {
+    for (const file of all) {
+      const text = readFileSync(join(ROOT, file.path), 'utf8');
+      if (/homedir\(\)|XDG_[A-Z]+_HOME|process\.env\.MEM_HOME/.test(text)) expect(file.path).toBe('src/config/paths.ts');
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { chunkText, splitSentences, TARGET_WORDS } from '../../src/core/chunking.js';
+import { isId, newId, ulid } from '../../src/core/ids.js';
+import { calibrationFor, fuse, keywordEvidence, semanticScore } from '../../src/core/scoring.js';
+
+describe('ids', () => {
+  it('are prefixed, 26-char ULIDs that sort by time', () => {
+    const a = newId('memory', 1_700_000_000_000);
+    const b = newId('memory', 1_700_000_000_001);
+    expect(a).toMatch(/^mem_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(a < b).toBe(true);
+    expect(isId('memory', a)).toBe(true);
+    expect(isId('memory', a.toLowerCase())).toBe(false);
+    expect(isId('memory', `${a}x`)).toBe(false);
+    expect(isId('memory', 'mem_')).toBe(false);
+    expect(isId('key', a)).toBe(false);
+    expect(new Set(Array.from({ length: 1000 }, () => ulid())).size).toBe(1000);
+  });
+});
+
+describe('chunking', () => {
+  it('keeps short text in one chunk, with the title when it adds something', () => {
+    expect(chunkText('Hello world.', 'Greeting')).toEqual([{ seq: 0, text: 'Greeting. Hello world.' }]);
+    expect(chunkText('Hello world. More.', 'Hello world.')).toEqual([{ seq: 0, text: 'Hello world. More.' }]);
+  });
+
+  it('splits long text on sentences with one sentence of overlap', () => {
+    const sentences = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} talks about topic ${i} in some detail.`);
+    const chunks = chunkText(sentences.join(' '));
+    expect(chunks.length).toBeGreaterThan(3);
+    chunks.forEach((chunk, index) => expect(chunk.seq).toBe(index));
+    for (const chunk of chunks) expect(chunk.text.split(/\s+/).length).toBeLessThanOrEqual(TARGET_WORDS + 15);
+    for (let i = 1; i < chunks.length; i++) {
+      const lastOfPrevious = splitSentences(chunks[i - 1]?.text ?? '').at(-1) ?? '';
+      expect(chunks[i]?.text.startsWith(lastOfPrevious)).toBe(true);
+    }
+    const covered = new Set(chunks.flatMap((chunk) => splitSentences(chunk.text)));
+    for (const sentence of sentences) expect(covered.has(sentence)).toBe(true);
+  });
+
+  it('cuts run-on text without sentence ends', () => {
+    const chunks = chunkText(Array.from({ length: 500 }, (_, i) => `w${i}`).join(' '));
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.every((chunk) => chunk.text.length > 0)).toBe(true);
+  });
+});
+
+describe('scoring', () => {
+  const calibration = calibrationFor('builtin/use-lite');
+
+  it('maps similarity monotonically into 0-1 with 0.5 at the midpoint', () => {
+    expect(semanticScore(calibration.midpoint, calibration)).toBeCloseTo(0.5);
+    let previous = -1;
+    for (let s = -1; s <= 1; s += 0.05) {
+      const score = semanticScore(s, calibration);
+      expect(score).toBeGreaterThanOrEqual(previous);
+      expect(score).toBeGreaterThanOrEqual(0);
+      expect(score).toBeLessThanOrEqual(1);
+      previous = score;
+    }
+  });
+
+  it('fusion only ever raises a semantic score', () => {
+    for (const semantic of [0, 0.2, 0.5, 0.9]) {
+      for (const bm25 of [0, 1, 5, 50]) {
+        const fused = fuse(semantic, keywordEvidence(bm25));
+        expect(fused).toBeGreaterThanOrEqual(semantic);
+        expect(fused).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(keywordEvidence(0)).toBe(0);
+    expect(keywordEvidence(1000)).toBeLessThan(1);
+  });
+});

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/core/ids.js';
+import type { Storage } from '../../src/core/ports.js';
+import type { MemoryRecord } from '../../src/core/types.js';
+import { openLanceStore } from '../../src/store/lancedb/lancedb-store.js';
+
+const DIM = 4;
+let dir: string;
+let storage: Storage;
+
+function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
+  return {
+    id: newId('memory'),
+    title: 't',
+    content: 'c',
+    description: '',
+    tags: [],
+    metadata: {},
+    spaceId: '',
+    createdAt: Date.now(),
+    updatedAt: null,
+    contentHash: 'h',
+    turbo: false,
+    ...overrides,
+  };
+}
+
+const vec = (...values: number[]) => {
+  const v = new Float32Array(values);
+  const norm = Math.hypot(...values);
+  return v.map((x) => x / norm);
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mem-store-'));
+  storage = await openLanceStore({ uri: dir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
+});
+
+afterAll(async () => {
+  await storage.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('LanceDB memory store', () => {
+  it('round-trips every field, including unicode, nested metadata and quotes', async () => {
+    const store = storage.memories('usr_a');
+    const record = memory({
+      title: "Sarah's notes 🧠",
+      content: 'line one\nline two',
+      description: 'desc',
+      tags: ['work', "o'brien"],
+      metadata: { nested: { list: [1, 'two', null] }, flag: true },
+      spaceId: 'work',
+      updatedAt: 1234,
+    });
+    await store.insert(record, [{ seq: 0, text: 'x', vector: vec(1, 0, 0, 0) }]);
+    expect(await store.get(record.id)).toEqual(record);
+  });
+
+  it('scopes every read and write to the account', async () => {
+    const a = storage.memories('usr_scope_a');
+    const b = storage.memories('usr_scope_b');
+    const record = memory({ content: 'private to a', tags: ['x'] });
+    await a.insert(record, [{ seq: 0, text: 'private', vector: vec(0, 1, 0, 0) }]);
+    expect(await b.get(record.id)).toBeNull();
+    expect(await b.getMany([record.id])).toEqual([]);
+    expect((await b.list({}, { limit: 10, offset: 0 })).total).toBe(0);
+    expect(await b.vectorSearch(vec(0, 1, 0, 0), {}, 10)).toEqual([]);
+    expect(await b.keywordSearch('private', {}, 10)).toEqual([]);
+    expect(await b.delete([record.id])).toEqual([]);
+    expect(await a.get(record.id)).not.toBeNull();
+    expect((await a.keywordSearch('private', {}, 10)).map((hit) => hit.memoryId)).toEqual([record.id]);
+  });
+
+  it('filters vector search inside the store and ranks by cosine similarity', async () => {
+    const store = storage.memories('usr_vec');
+    const near = memory({ tags: ['keep'], spaceId: 's', createdAt: 1000 });
+    const far = memory({ tags: ['keep'], spaceId: 's', createdAt: 2000 });
+    const filtered = memory({ tags: ['drop'], spaceId: 's', createdAt: 3000 });
+    await store.insert(near, [{ seq: 0, text: 'a', vector: vec(1, 0.1, 0, 0) }]);
+    await store.insert(far, [{ seq: 0, text: 'b', vector: vec(0, 1, 1, 0) }]);
+    await store.insert(filtered, [{ seq: 0, text: 'c', vector: vec(1, 0, 0, 0) }]);
+    const hits = await store.vectorSearch(vec(1, 0, 0, 0), { tags: ['keep'] }, 1);
+    expect(hits).toHaveLength(1);
+    expect(hits[0]?.memoryId).toBe(near.id);
+    expect(hits[0]?.similarity).toBeCloseTo(0.995, 2);
+    expect((await store.vectorSearch(vec(1, 0, 0, 0), { after: 1500, before: 2500 }, 10)).map((h) => h.memoryId)).toEqual([far.id]);
+    expect((await store.vectorSearch(vec(1, 0, 0, 0), { spaceId: 'other' }, 10))).toEqual([]);
+  });
+
+  it('replace updates filter columns of vectors and swaps vectors when given', async () => {
+    const store = storage.memories('usr_replace');
+    const record = memory({ tags: ['old'] });
+    await store.insert(record, [{ seq: 0, text: 'a', vector: vec(1, 0, 0, 0) }]);
+    await store.replace({ ...record, tags: ['new'] });
+    expect(await store.vectorSearch(vec(1, 0, 0, 0), { tags: ['old'] }, 5)).toEqual([]);
+    expect(await store.vectorSearch(vec(1, 0, 0, 0), { tags: ['new'] }, 5)).toHaveLength(1);
+    await store.replace({ ...record, tags: ['new'] }, [
+      { seq: 0, text: 'b', vector: vec(0, 0, 1, 0) },
+      { seq: 1, text: 'c', vector: vec(0, 0, 0, 1) },
+    ]);
+    const hits = await store.vectorSearch(vec(0, 0, 0, 1), {}, 5);
+    expect(hits.map((hit) => hit.seq).sort()).toEqual([0, 1]);
+    expect(hits[0]?.seq).toBe(1);
+  });
+
+  it('delete removes memories and their vectors; idsWithoutVectors finds the gaps', async () => {
+    const store = storage.memories('usr_delete');
+    const kept = memory();
+    const gone = memory();
+    const bare = memory();
+    await store.insert(kept, [{ seq: 0, text: 'k', vector: vec(1, 1, 0, 0) }]);
+    await store.insert(gone, [{ seq: 0, text: 'g', vector: vec(1, 1, 0, 0) }]);
+    await store.insert(bare, []);
+    expect(await store.delete([gone.id, 'mem_unknown'])).toEqual([gone.id]);
+    expect((await store.vectorSearch(vec(1, 1, 0, 0), {}, 10)).map((hit) => hit.memoryId)).toEqual([kept.id]);
+    expect(await store.idsWithoutVectors(10)).toEqual([bare.id]);
+    expect(await store.count()).toBe(2);
+  });
+
+  it('concurrent inserts all land (group commit)', async () => {
+    const store = storage.memories('usr_concurrent');
+    const records = Array.from({ length: 40 }, (_, i) => memory({ content: `n${i}` }));
+    await Promise.all(records.map((record) => store.insert(record, [{ seq: 0, text: 'x', vector: vec(1, 0, 1, 0) }])));
+    expect(await store.count()).toBe(40);
+    expect((await store.vectorSearch(vec(1, 0, 1, 0), {}, 100)).length).toBe(40);
+  });
+
+  it('maintenance compacts and keeps every row readable', async () => {
+    const before = await storage.totalMemories();
+    const report = await storage.maintain();
+    expect(report.tables).toBeGreaterThan(0);
+    expect(report.vectorIndex).toMatch(/none|ivf/);
+    expect(await storage.totalMemories()).toBe(before);
+  });
+
+  it('reopening keeps data and refuses a newer schema', async () => {
+    const again = await openLanceStore({ uri: dir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
+    expect(await again.totalMemories()).toBe(await storage.totalMemories());
+    await again.close();
+  });
+});
