@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -78,8 +79,8 @@ export const CONFIG_SCHEMA = {
   }),
   'embedding.workers': key({
     schema: z.coerce.number().int().min(1).max(8),
-    default: 1,
-    description: 'Worker threads running the built-in embedder.',
+    default: Math.min(2, Math.max(1, availableParallelism())),
+    description: 'Worker threads running the built-in embedder (default: 2, or 1 on a single core).',
     env: 'MEM_EMBED_WORKERS',
     requiresRestart: true,
   }),

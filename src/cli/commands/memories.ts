@@ -98,7 +98,7 @@ Examples:
     )
     .action(async (words: string[], options: Record<string, string | boolean | undefined>, command: Command) => {
       const { client, output } = await clientFor(command);
-      const response = await client.search({
+      const request = {
         query: words.join(' '),
         limit: parseNumber(String(options.limit), '--limit'),
         offset: parseNumber(String(options.offset), '--offset'),
@@ -108,10 +108,22 @@ Examples:
         after: options.after as string | undefined,
         before: options.before as string | undefined,
         hybrid: Boolean(options.hybrid),
-      });
+      };
+      const response = await client.search(request);
+      // Nothing above the threshold: show the nearest few (humans only), so "nothing" is never a dead end.
+      const nearest =
+        response.results.length === 0 && !output.json && request.threshold > 0
+          ? (await client.search({ ...request, threshold: 0, limit: 3, offset: 0 })).results
+          : [];
       output.result(response, () => {
-        if (response.results.length === 0) return style.dim('No memories matched. Try other words or a lower --threshold.');
         const width = terminalWidth();
+        if (response.results.length === 0) {
+          if (nearest.length === 0) return style.dim('No memories matched.');
+          return [
+            style.dim(`No memories scored ${request.threshold} or more. Nearest (lower --threshold to include them):`),
+            ...nearest.map((result) => `${style.dim(result.score.toFixed(2))}  ${truncate(result.title, width - 40)}  ${style.dim(result.id)}`),
+          ].join('\n');
+        }
         return response.results
           .map(
             (result) =>
