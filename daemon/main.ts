@@ -27,7 +27,7 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<void> {
   const loaded = loadConfig({ flags: options.flags ?? {} });
   const { config, paths } = loaded;
   mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
-  const logger = pino({ level: config['log.level'] }, pino.destination({ dest: paths.logFile, sync: false, mkdir: true }));
+  const logger = pino({ level: config['log.level'] }, pino.destination({ dest: paths.logFile, sync: false, mkdir: true, mode: 0o600 }));
 
   const deps = await createDeps({ loaded, logger });
   const app = await buildApp(deps, { logger, bodyLimit: config['server.bodyLimitBytes'] });

@@ -11,7 +11,7 @@ export function createProgram(): Command {
     .version(VERSION, '-V, --version')
     .option('--json', 'print results as JSON on stdout')
     .option('-q, --quiet', 'print only results, no messages')
-    .option('--host <url>', 'daemon URL (default: MEM_HOST, the running daemon, or http://127.0.0.1:7373)')
+    .option('--host <url>', 'daemon URL (default: MEM_HOST, the running daemon, or http://127.0.0.1:7373); for serve and daemon start, the address to bind')
     .option('--start', 'start the daemon in the background if none is running')
     .showSuggestionAfterError(true)
     .showHelpAfterError('(add --help for usage)')

@@ -5,7 +5,7 @@ import type { EmbeddingModel } from '../providers/spec.js';
 import { chunkText } from './chunking.js';
 import { isId, newId } from './ids.js';
 import type { MemoryStore, Storage } from './ports.js';
-import { calibrationFor, DEFAULT_FUSION, fuse, keywordEvidence, round4, semanticScore } from './scoring.js';
+import { calibrate, hybridRaw, round4, scoringFor } from './scoring.js';
 import type { ChunkInput, MemoryFilter, MemoryRecord } from './types.js';
 
 /** Content limit from the spec: 100 KB of UTF-8. */
@@ -247,25 +247,29 @@ export class MemoryService {
       store.vectorSearch(vector, input.filter, depth),
       input.hybrid ? store.keywordSearch(input.query, input.filter, depth) : Promise.resolve([]),
     ]);
-    const calibration = calibrationFor(this.deps.embedder.modelId);
-    const best = new Map<string, { semantic: number; keyword: number; seq: number }>();
+    const scoring = scoringFor(this.deps.embedder.modelId);
+    const best = new Map<string, { similarity: number | null; bm25: number; seq: number }>();
     for (const hit of vectorHits) {
-      const semantic = semanticScore(hit.similarity, calibration);
       const entry = best.get(hit.memoryId);
-      if (!entry || semantic > entry.semantic) best.set(hit.memoryId, { semantic, keyword: entry?.keyword ?? 0, seq: hit.seq });
+      if (!entry || (entry.similarity ?? -1) < hit.similarity) {
+        best.set(hit.memoryId, { similarity: hit.similarity, bm25: entry?.bm25 ?? 0, seq: hit.seq });
+      }
     }
     for (const hit of keywordHits) {
-      const keyword = keywordEvidence(hit.score, DEFAULT_FUSION);
       const entry = best.get(hit.memoryId);
-      if (!entry) best.set(hit.memoryId, { semantic: 0, keyword, seq: hit.seq });
-      else if (keyword > entry.keyword) entry.keyword = keyword;
+      if (!entry) best.set(hit.memoryId, { similarity: null, bm25: hit.score, seq: hit.seq });
+      else if (hit.score > entry.bm25) entry.bm25 = hit.score;
     }
+    // Not among the top `depth` passages by vector: its similarity is at most the weakest candidate's.
+    const floor = vectorHits.length > 0 ? Math.min(...vectorHits.map((hit) => hit.similarity)) : 0;
     const ranked = [...best.entries()]
-      .map(([memoryId, entry]) => ({
-        memoryId,
-        seq: entry.seq,
-        score: input.hybrid ? fuse(entry.semantic, entry.keyword, DEFAULT_FUSION) : entry.semantic,
-      }))
+      .map(([memoryId, entry]) => {
+        const similarity = entry.similarity ?? floor;
+        const score = input.hybrid
+          ? calibrate(hybridRaw(similarity, entry.bm25, scoring), scoring.hybrid)
+          : calibrate(similarity, scoring.semantic);
+        return { memoryId, seq: entry.seq, score };
+      })
       .filter((entry) => entry.score >= input.threshold)
       .sort((a, b) => b.score - a.score || (a.memoryId < b.memoryId ? -1 : 1));
     const page = ranked.slice(input.offset, input.offset + input.limit);

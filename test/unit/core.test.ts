@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText, splitSentences, TARGET_WORDS } from '../../src/core/chunking.js';
 import { isId, newId, ulid } from '../../src/core/ids.js';
-import { calibrationFor, fuse, keywordEvidence, semanticScore } from '../../src/core/scoring.js';
+import { calibrate, hybridRaw, scoringFor } from '../../src/core/scoring.js';
 
 describe('ids', () => {
   it('are prefixed, 26-char ULIDs that sort by time', () => {
@@ -46,29 +46,31 @@ describe('chunking', () => {
 });
 
 describe('scoring', () => {
-  const calibration = calibrationFor('builtin/use-lite');
+  const scoring = scoringFor('builtin/use-lite');
 
-  it('maps similarity monotonically into 0-1 with 0.5 at the midpoint', () => {
-    expect(semanticScore(calibration.midpoint, calibration)).toBeCloseTo(0.5);
-    let previous = -1;
-    for (let s = -1; s <= 1; s += 0.05) {
-      const score = semanticScore(s, calibration);
-      expect(score).toBeGreaterThanOrEqual(previous);
-      expect(score).toBeGreaterThanOrEqual(0);
-      expect(score).toBeLessThanOrEqual(1);
-      previous = score;
+  it('maps raw values monotonically into 0-1 with 0.5 at the midpoint', () => {
+    for (const calibration of [scoring.semantic, scoring.hybrid]) {
+      expect(calibrate(calibration.midpoint, calibration)).toBeCloseTo(0.5);
+      let previous = -1;
+      for (let raw = -1; raw <= 3; raw += 0.05) {
+        const score = calibrate(raw, calibration);
+        expect(score).toBeGreaterThanOrEqual(previous);
+        expect(score).toBeGreaterThanOrEqual(0);
+        expect(score).toBeLessThanOrEqual(1);
+        previous = score;
+      }
     }
   });
 
-  it('fusion only ever raises a semantic score', () => {
-    for (const semantic of [0, 0.2, 0.5, 0.9]) {
-      for (const bm25 of [0, 1, 5, 50]) {
-        const fused = fuse(semantic, keywordEvidence(bm25));
-        expect(fused).toBeGreaterThanOrEqual(semantic);
-        expect(fused).toBeLessThanOrEqual(1);
-      }
+  it('hybrid evidence only adds to similarity, and more keyword evidence never lowers a score', () => {
+    for (const similarity of [0, 0.3, 0.6]) {
+      expect(hybridRaw(similarity, 0, scoring)).toBe(similarity);
+      expect(hybridRaw(similarity, -3, scoring)).toBe(similarity);
+      expect(hybridRaw(similarity, 10, scoring)).toBeGreaterThan(hybridRaw(similarity, 5, scoring));
     }
-    expect(keywordEvidence(0)).toBe(0);
-    expect(keywordEvidence(1000)).toBeLessThan(1);
+  });
+
+  it('models without fitted values get defaults', () => {
+    expect(scoringFor('ollama/some-model')).toEqual(scoringFor('another/unknown'));
   });
 });

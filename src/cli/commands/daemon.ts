@@ -2,10 +2,16 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, watc
 import type { Command } from 'commander';
 import { MemClient } from '../../client/http-client.js';
 import { readApiKey } from '../../config/credentials.js';
+import { loadConfig } from '../../config/load-config.js';
 import { MemError } from '../../errors.js';
 import { configFor, outputFor } from '../context.js';
 import { runningDaemon, startDaemonInBackground, stopDaemon } from '../daemon-process.js';
 import { style, table } from '../output.js';
+
+/** For serve and daemon start, the global --host names the address to bind (as in `mem serve --host 0.0.0.0`). */
+function bindAddress(options: { bind?: string }, command: Command): string | undefined {
+  return options.bind ?? command.optsWithGlobals<{ host?: string }>().host;
+}
 
 function serveFlags(options: { port?: string; host?: string }): string[] {
   return [...(options.port ? ['--port', options.port] : []), ...(options.host ? ['--bind', options.host] : [])];
@@ -37,15 +43,16 @@ export function registerDaemonCommands(program: Command): void {
     .command('serve')
     .description('Run the daemon in the foreground (Ctrl-C stops it)')
     .option('-p, --port <port>', 'TCP port (default 7373, or MEM_PORT)')
-    .option('--bind <address>', 'address to bind (default 127.0.0.1; 0.0.0.0 exposes it to your network)')
-    .addHelpText('after', '\nExamples:\n  $ mem serve\n  $ MEM_HOME=/tmp/x mem serve --port 7400')
-    .action(async (options: { port?: string; bind?: string }) => {
+    .option('--bind <address>', 'address to bind (default 127.0.0.1; 0.0.0.0 exposes it to your network); also --host')
+    .addHelpText('after', '\nExamples:\n  $ mem serve\n  $ MEM_HOME=/tmp/x mem serve --port 7400\n  $ mem serve --host 0.0.0.0   # reachable from your network: think twice')
+    .action(async (options: { port?: string; bind?: string }, command: Command) => {
       const { runDaemon } = await import('../../../daemon/main.js');
+      const bind = bindAddress(options, command);
       await runDaemon({
         banner: true,
         flags: {
           ...(options.port !== undefined ? { 'server.port': options.port } : {}),
-          ...(options.bind !== undefined ? { 'server.host': options.bind } : {}),
+          ...(bind !== undefined ? { 'server.host': bind } : {}),
         },
       });
     });
@@ -59,13 +66,14 @@ export function registerDaemonCommands(program: Command): void {
     .command('start')
     .description('Start the daemon in the background')
     .option('-p, --port <port>', 'TCP port')
-    .option('--bind <address>', 'address to bind')
+    .option('--bind <address>', 'address to bind (also --host)')
     .addHelpText('after', '\nExamples:\n  $ mem daemon start\n  $ mem daemon start --port 7400')
     .action(async (options: { port?: string; bind?: string }, command: Command) => {
       const output = outputFor(command);
-      const loaded = configFor(command);
+      const bind = bindAddress(options, command);
+      const loaded = loadConfig({ flags: options.port ? { 'server.port': options.port } : {} });
       const already = runningDaemon(loaded);
-      const run = already ?? (await startDaemonInBackground(loaded, serveFlags({ port: options.port, host: options.bind })));
+      const run = already ?? (await startDaemonInBackground(loaded, serveFlags({ port: options.port, host: bind })));
       output.result({ success: true, alreadyRunning: Boolean(already), ...run }, () =>
         already
           ? `mem daemon already running (pid ${run.pid}) on ${run.url}`

@@ -11,7 +11,7 @@ import type {
   Storage,
 } from '../../core/ports.js';
 import type { ChunkInput, KeywordHit, MemoryFilter, MemoryRecord, VectorHit } from '../../core/types.js';
-import { and, arrayHasAny, eq, gte, inList, lte, type Predicate } from './predicate.js';
+import { and, arrayHasAny, eq, gte, inList, isTrue, lte, type Predicate } from './predicate.js';
 import {
   accountToRow,
   jobToRow,
@@ -37,6 +37,7 @@ import {
   pendingSavesSchema,
   SCHEMA_VERSION,
 } from './schema.js';
+import { RecordTable } from './record-table.js';
 import { TableWriter } from './table-writer.js';
 
 type Row = Record<string, unknown>;
@@ -307,93 +308,35 @@ class LanceStorage implements Storage {
   ) {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
+    const accounts = new RecordTable(tables.accounts, accountToRow, rowToAccount);
+    const keys = new RecordTable(tables.keys, keyToRow, rowToKey);
+    const pending = new RecordTable(tables.pending, pendingToRow, rowToPending);
+    const jobs = new RecordTable(tables.jobs, jobToRow, rowToJob);
     this.accounts = {
-      create: (account) => tables.accounts.append([accountToRow(account)]),
-      get: async (id) => {
-        const rows = await tables.accounts.table.query().where(eq('id', id)).limit(1).toArray();
-        return rows[0] ? rowToAccount(rows[0] as Row) : null;
-      },
-      owner: async () => {
-        const rows = await tables.accounts.table.query().where('is_owner = true').limit(1).toArray();
-        return rows[0] ? rowToAccount(rows[0] as Row) : null;
-      },
-      list: async () => (await tables.accounts.table.query().toArray()).map((row) => rowToAccount(row as Row)),
+      create: (account) => accounts.insert(account),
+      get: (id) => accounts.first(eq('id', id)),
+      owner: () => accounts.first(isTrue('is_owner')),
+      list: () => accounts.all(),
     };
     this.keys = {
-      create: (key) => tables.keys.append([keyToRow(key)]),
-      findByHash: async (hash) => {
-        const rows = await tables.keys.table.query().where(eq('hash', hash)).limit(1).toArray();
-        return rows[0] ? rowToKey(rows[0] as Row) : null;
-      },
+      create: (key) => keys.insert(key),
+      findByHash: (hash) => keys.first(eq('hash', hash)),
       listForAccount: async (accountId) =>
-        (await tables.keys.table.query().where(eq('account_id', accountId)).toArray())
-          .map((row) => rowToKey(row as Row))
-          .sort((a, b) => a.createdAt - b.createdAt),
-      get: async (accountId, id) => {
-        const rows = await tables.keys.table
-          .query()
-          .where(and(eq('account_id', accountId), eq('id', id)))
-          .limit(1)
-          .toArray();
-        return rows[0] ? rowToKey(rows[0] as Row) : null;
-      },
-      replace: (key) =>
-        tables.keys.exclusive(async (table) => {
-          await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([keyToRow(key)]);
-        }),
-      delete: (accountId, id) =>
-        tables.keys.exclusive(async (table) => {
-          const where = and(eq('account_id', accountId), eq('id', id));
-          const before = await table.countRows(where);
-          if (before === 0) return false;
-          await table.delete(where);
-          return true;
-        }),
+        (await keys.all(eq('account_id', accountId))).sort((a, b) => a.createdAt - b.createdAt),
+      get: (accountId, id) => keys.owned(accountId, id),
+      replace: (key) => keys.upsert(key),
+      delete: (accountId, id) => keys.deleteOwned(accountId, id),
     };
     this.pendingSaves = {
-      put: (record) =>
-        tables.pending.exclusive(async (table) => {
-          await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([pendingToRow(record)]);
-        }),
-      get: async (accountId, id) => {
-        const rows = await tables.pending.table
-          .query()
-          .where(and(eq('account_id', accountId), eq('id', id)))
-          .limit(1)
-          .toArray();
-        return rows[0] ? rowToPending(rows[0] as Row) : null;
-      },
-      unfinished: async () =>
-        (await tables.pending.table.query().where(inList('status', ['pending', 'processing'])).toArray()).map((row) =>
-          rowToPending(row as Row),
-        ),
+      put: (record) => pending.upsert(record),
+      get: (accountId, id) => pending.owned(accountId, id),
+      unfinished: () => pending.unfinished(),
     };
     this.jobs = {
-      put: (record) =>
-        tables.jobs.exclusive(async (table) => {
-          await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([jobToRow(record)]);
-        }),
-      get: async (accountId, id) => {
-        const rows = await tables.jobs.table
-          .query()
-          .where(and(eq('account_id', accountId), eq('id', id)))
-          .limit(1)
-          .toArray();
-        return rows[0] ? rowToJob(rows[0] as Row) : null;
-      },
-      list: async (accountId, limit) =>
-        (
-          await tables.jobs.table
-            .query()
-            .where(eq('account_id', accountId))
-            .orderBy({ columnName: 'created_at', ascending: false })
-            .limit(limit)
-            .toArray()
-        ).map((row) => rowToJob(row as Row)),
-      unfinished: async () =>
-        (await tables.jobs.table.query().where(inList('status', ['pending', 'processing'])).toArray()).map((row) =>
-          rowToJob(row as Row),
-        ),
+      put: (record) => jobs.upsert(record),
+      get: (accountId, id) => jobs.owned(accountId, id),
+      list: (accountId, limit) => jobs.all(eq('account_id', accountId), { limit }),
+      unfinished: () => jobs.unfinished(),
     };
   }
 

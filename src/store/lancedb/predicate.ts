@@ -15,7 +15,8 @@ export type Column =
   | 'hash'
   | 'status'
   | 'kind'
-  | 'email';
+  | 'email'
+  | 'is_owner';
 
 const COLUMNS = new Set<string>([
   'id',
@@ -30,6 +31,7 @@ const COLUMNS = new Set<string>([
   'status',
   'kind',
   'email',
+  'is_owner',
 ]);
 
 export type Predicate = string & { readonly __predicate: unique symbol };
@@ -55,6 +57,10 @@ function make(sql: string): Predicate {
 
 export function eq(name: Column, value: string | number | boolean): Predicate {
   return make(`${column(name)} = ${literal(value)}`);
+}
+
+export function isTrue(name: Column): Predicate {
+  return make(`${column(name)} = true`);
 }
 
 export function gte(name: Column, value: number): Predicate {
