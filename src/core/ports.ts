@@ -28,6 +28,8 @@ export interface MemoryStore {
   findByContentHash(hash: string): Promise<MemoryRecord | null>;
   vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]>;
   keywordSearch(text: string, filter: MemoryFilter, k: number): Promise<KeywordHit[]>;
+  /** Every memory id of the account (ids only: cheap even for large accounts). */
+  ids(): Promise<string[]>;
   /** Memory ids that have no vectors in the current embedding model's space. */
   idsWithoutVectors(limit: number): Promise<string[]>;
   /** Bytes of content stored (approximate storage use). */

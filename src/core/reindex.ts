@@ -23,7 +23,7 @@ export class Reindexer {
   async start(accountId: string, options: { all: boolean }): Promise<JobRecord> {
     const store = this.storage.memories(accountId);
     const ids = options.all
-      ? (await store.list({}, { limit: 1_000_000, offset: 0 })).items.map((memory) => memory.id)
+      ? await store.ids()
       : await store.idsWithoutVectors(Number.MAX_SAFE_INTEGER);
     const now = this.now();
     const job: JobRecord = {

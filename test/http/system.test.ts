@@ -77,6 +77,11 @@ describe('switching embedding models', () => {
       expect(ollama.requests.some((request) => request.route === 'embed')).toBe(true);
       const nothing = (await switched.request({ method: 'POST', url: '/v1/reindex', headers, payload: {} })).json();
       expect(nothing.total).toBe(0);
+      const embedsBefore = ollama.requests.filter((request) => request.route === 'embed').length;
+      const all = (await switched.request({ method: 'POST', url: '/v1/reindex', headers, payload: { all: true } })).json();
+      expect(all.total).toBe(3);
+      expect(await waitForJob(switched, all.jobId)).toMatchObject({ status: 'completed', progress: { completed: 3 } });
+      expect(ollama.requests.filter((request) => request.route === 'embed').length).toBeGreaterThan(embedsBefore);
     } finally {
       await switched.close();
     }

@@ -266,6 +266,11 @@ class LanceMemoryStore implements MemoryStore {
     return rows.map((row: Row) => ({ memoryId: str(row, 'memory_id'), seq: num(row, 'seq'), score: num(row, '_score') }));
   }
 
+  async ids(): Promise<string[]> {
+    const rows = await this.tables.memories.table.query().where(eq('account_id', this.accountId)).select(['id']).toArray();
+    return rows.map((row: Row) => str(row, 'id'));
+  }
+
   async idsWithoutVectors(limit: number): Promise<string[]> {
     const scope = eq('account_id', this.accountId);
     const [memoryRows, chunkRows] = await Promise.all([
