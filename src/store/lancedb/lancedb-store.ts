@@ -50,12 +50,24 @@ const VECTOR_INDEX_MIN_ROWS = 50_000;
 export interface OpenLanceStoreOptions {
   readonly uri: string;
   readonly vectorSpace: { readonly modelId: string; readonly dimension: number };
+  /**
+   * Run maintenance in the background after this many writes (0: never). Every write is a new table
+   * fragment; reads slow down as they pile up (1,000 single-row saves: vector search 6.9 -> 2.3 ms,
+   * full-text 11.6 -> 1.3 ms, fetch by id 17 -> 1.5 ms after one 73 ms compaction).
+   */
+  readonly maintainEveryWrites?: number;
+  /** Told when background maintenance fails (it is retried on the next trigger). */
+  readonly onMaintenanceError?: (error: unknown) => void;
 }
+
+const DEFAULT_MAINTAIN_EVERY_WRITES = 50;
 
 export async function openLanceStore(options: OpenLanceStoreOptions): Promise<Storage> {
   const db = await lancedb.connect(options.uri);
+  let storage: LanceStorage | undefined;
+  const onCommit = () => storage?.noteWrite();
   const open = async (name: string, schema: Schema) =>
-    new TableWriter(await db.createEmptyTable(name, schema, { mode: 'create', existOk: true }));
+    new TableWriter(await db.createEmptyTable(name, schema, { mode: 'create', existOk: true }), onCommit);
   const meta = await open('meta', metaSchema);
   await ensureSchemaVersion(meta);
   const memories = await open('memories', memoriesSchema);
@@ -68,7 +80,8 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
   const pending = await open('pending_saves', pendingSavesSchema);
   const jobs = await open('jobs', jobsSchema);
   await ensureFtsIndex(chunks.table);
-  return new LanceStorage(db, options, { meta, memories, chunks, accounts, keys, pending, jobs });
+  storage = new LanceStorage(db, options, { meta, memories, chunks, accounts, keys, pending, jobs });
+  return storage;
 }
 
 async function ensureSchemaVersion(meta: TableWriter): Promise<void> {
@@ -305,10 +318,12 @@ class LanceStorage implements Storage {
   readonly pendingSaves: PendingSaveStore;
   readonly jobs: JobStore;
   private maintaining: Promise<MaintenanceReport> | null = null;
+  private writesSinceMaintenance = 0;
+  private closed = false;
 
   constructor(
     private readonly db: Connection,
-    options: OpenLanceStoreOptions,
+    private readonly options: OpenLanceStoreOptions,
     private readonly tables: Tables,
   ) {
     this.uri = options.uri;
@@ -353,6 +368,17 @@ class LanceStorage implements Storage {
     return this.tables.memories.table.countRows();
   }
 
+  /** Counts writes; past the threshold, compacts in the background (never twice at once). */
+  noteWrite(): void {
+    if (this.closed || this.maintaining) return;
+    const every = this.options.maintainEveryWrites ?? DEFAULT_MAINTAIN_EVERY_WRITES;
+    if (every <= 0 || ++this.writesSinceMaintenance < every) return;
+    setImmediate(() => {
+      if (this.closed) return;
+      this.maintain().catch((error: unknown) => this.options.onMaintenanceError?.(error));
+    });
+  }
+
   maintain(): Promise<MaintenanceReport> {
     // One maintenance pass at a time; a second caller shares the running one.
     this.maintaining ??= this.runMaintenance().finally(() => {
@@ -363,6 +389,7 @@ class LanceStorage implements Storage {
 
   private async runMaintenance(): Promise<MaintenanceReport> {
     const started = Date.now();
+    this.writesSinceMaintenance = 0;
     let compactedFragments = 0;
     let prunedVersions = 0;
     const writers: TableWriter[] = Object.values(this.tables);
@@ -397,6 +424,8 @@ class LanceStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    await this.maintaining?.catch(() => undefined);
     await Promise.all((Object.values(this.tables) as TableWriter[]).map((writer) => writer.exclusive(async () => undefined)));
     this.db.close();
   }

@@ -12,11 +12,15 @@ export class TableWriter {
   private pendingRows: { rows: Row[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushScheduled = false;
 
-  constructor(readonly table: Table) {}
+  /** @param onCommit called after each write, so the store can schedule maintenance. */
+  constructor(
+    readonly table: Table,
+    private readonly onCommit: () => void = () => undefined,
+  ) {}
 
   /** Runs `work` after every earlier write to this table has finished. */
   exclusive<T>(work: (table: Table) => Promise<T>): Promise<T> {
-    const run = this.tail.then(() => work(this.table));
+    const run = this.tail.then(() => work(this.table)).finally(this.onCommit);
     this.tail = run.catch(() => undefined);
     return run;
   }
