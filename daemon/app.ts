@@ -12,6 +12,7 @@ import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { keyRoutes } from './routes/keys.js';
 import { memoryRoutes } from './routes/memories.js';
+import { queryRoutes } from './routes/query.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
 
@@ -50,6 +51,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(systemRoutes(deps));
   await app.register(memoryRoutes(deps));
   await app.register(searchRoutes(deps));
+  await app.register(queryRoutes(deps));
   await app.register(keyRoutes(deps));
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -5,6 +5,7 @@ import { writeApiKey } from '../src/config/credentials.js';
 import { AsyncSaves } from '../src/core/async-saves.js';
 import { AuthService } from '../src/core/auth-service.js';
 import { MemoryService } from '../src/core/memory-service.js';
+import { QueryService } from '../src/core/query-service.js';
 import { Reindexer } from '../src/core/reindex.js';
 import { JobQueue } from '../src/jobs/job-queue.js';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
@@ -50,8 +51,10 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const storage = await openLanceStore({
     uri: storageUri,
     vectorSpace: { modelId: embedder.modelId, dimension: embedder.dimension },
+    onMaintenanceError: (error) => options.logger?.warn({ err: error }, 'background table maintenance failed'),
   });
   const memories = new MemoryService({ storage, embedder });
+  const query = new QueryService({ storage, memories });
   const auth = new AuthService(storage);
   const queue = new JobQueue(2);
   const asyncSaves = new AsyncSaves(storage, memories, queue);
@@ -71,6 +74,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     storage,
     embedder,
     memories,
+    query,
     auth,
     asyncSaves,
     reindexer,

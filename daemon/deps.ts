@@ -2,6 +2,7 @@ import type { AsyncSaves } from '../src/core/async-saves.js';
 import type { AuthService } from '../src/core/auth-service.js';
 import type { MemoryService } from '../src/core/memory-service.js';
 import type { Storage } from '../src/core/ports.js';
+import type { QueryService } from '../src/core/query-service.js';
 import type { Reindexer } from '../src/core/reindex.js';
 import type { EmbeddingModel } from '../src/providers/spec.js';
 
@@ -10,6 +11,7 @@ export interface AppDeps {
   readonly storage: Storage;
   readonly embedder: EmbeddingModel;
   readonly memories: MemoryService;
+  readonly query: QueryService;
   readonly auth: AuthService;
   readonly asyncSaves: AsyncSaves;
   readonly reindexer: Reindexer;

@@ -1,6 +1,7 @@
-import type { Memory } from '../src/api/contract.js';
+import type { Memory, QueryResult } from '../src/api/contract.js';
 import type { ApiKey } from '../src/api/contract.js';
 import { redactKey } from '../src/core/auth-service.js';
+import type { QueryHit } from '../src/core/query-service.js';
 import type { ApiKeyRecord, JobRecord, MemoryRecord } from '../src/core/types.js';
 
 /** Domain records -> API shapes (ISO timestamps, spec field names). */
@@ -18,6 +19,22 @@ export function presentMemory(memory: MemoryRecord): Memory {
     spaceId: memory.spaceId,
     createdAt: iso(memory.createdAt),
     ...(memory.updatedAt !== null ? { updatedAt: iso(memory.updatedAt) } : {}),
+  };
+}
+
+/** A query result: only the fields the query asked for (id always), score with query text. */
+export function presentQueryHit({ memory, score }: QueryHit): QueryResult {
+  return {
+    id: memory.id,
+    ...(memory.title !== undefined ? { title: memory.title } : {}),
+    ...(memory.content !== undefined ? { content: memory.content } : {}),
+    ...(memory.description !== undefined ? { description: memory.description } : {}),
+    ...(memory.tags !== undefined ? { tags: [...memory.tags] } : {}),
+    ...(memory.metadata !== undefined ? { metadata: memory.metadata } : {}),
+    ...(memory.spaceId !== undefined ? { spaceId: memory.spaceId } : {}),
+    ...(memory.createdAt !== undefined ? { createdAt: iso(memory.createdAt) } : {}),
+    ...(memory.updatedAt !== undefined && memory.updatedAt !== null ? { updatedAt: iso(memory.updatedAt) } : {}),
+    ...(score !== undefined ? { score } : {}),
   };
 }
 

@@ -172,6 +172,93 @@ export const SearchResponse = z.object({
 });
 export type SearchResponse = z.infer<typeof SearchResponse>;
 
+// ---- query ------------------------------------------------------------------------------------------
+
+export const QUERY_FIELDS = ['id', 'title', 'content', 'description', 'tags', 'metadata', 'spaceId', 'createdAt', 'updatedAt'] as const;
+export const HISTOGRAM_FIELDS = ['createdAt', 'updatedAt'] as const;
+export const HISTOGRAM_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+
+const sortDirection = z.union([z.literal(1), z.literal(-1)], {
+  error: 'sort direction must be 1 (ascending) or -1 (descending)',
+});
+
+export const QueryBody = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1, 'query must not be empty')
+      .max(1000)
+      .optional()
+      .describe('Text: results are ranked by relevance to it (hybrid scoring, as search) and carry score.'),
+    filters: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'Field -> value or {operator: value}. Operators $eq $ne $gt $gte $lt $lte $in $nin; $and and $or take arrays ' +
+          'of filter objects, nested to any depth; a bare value means $eq. Fields: id, title, content, description, ' +
+          'tags (list: $eq/$in contain, $ne/$nin do not), spaceId, createdAt, updatedAt (ISO 8601 dates; a date ' +
+          'alone is that whole day), metadata.<dotted.path>.',
+      ),
+    sort: z
+      .record(z.string(), sortDirection)
+      .optional()
+      .describe('Field -> 1 (ascending) or -1 (descending), applied in order; metadata.<path> and score allowed. ' +
+        'Default: score when query is given, else createdAt descending; ties by id.'),
+    limit: z.number().int().min(1).max(100).default(20),
+    offset: z.number().int().min(0).max(1_000_000).default(0),
+    fields: z
+      .array(z.string().max(100))
+      .max(20)
+      .optional()
+      .describe(`Fields each result carries (id always; score with query): ${QUERY_FIELDS.join(', ')}.`),
+    aggregate: z
+      .object({
+        countByTag: z.boolean().optional().describe('tag -> number of matching memories'),
+        dateHistogram: z
+          .object({ field: z.enum(HISTOGRAM_FIELDS), interval: z.enum(HISTOGRAM_INTERVALS) })
+          .optional()
+          .describe('Matching memories per day, ISO week (Monday), month or year of the account time zone.'),
+      })
+      .optional()
+      .describe('Computed over every matching memory, not only the page.'),
+    threshold: z
+      .number()
+      .min(0, 'threshold must be between 0 and 1')
+      .max(1, 'threshold must be between 0 and 1')
+      .default(0.5)
+      .describe('Addition to the spec: minimum relevance score when query is given (as search).'),
+  })
+  .describe('Structured query: filters, sorts, projections and aggregations over memories.');
+export type QueryBody = z.input<typeof QueryBody>;
+
+export const QueryResult = z.object({
+  id: z.string(),
+  title: z.string().optional(),
+  content: z.string().optional(),
+  description: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  metadata: metadata.optional(),
+  spaceId: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional().describe('Absent when the memory was never updated.'),
+  score: z.number().optional().describe('Relevance 0-1, only when query is given.'),
+});
+export type QueryResult = z.infer<typeof QueryResult>;
+
+export const QueryAggregations = z.object({
+  countByTag: z.record(z.string(), z.number()).optional(),
+  dateHistogram: z.array(z.object({ date: z.string().describe('Bucket start, YYYY-MM-DD'), count: z.number() })).optional(),
+});
+
+export const QueryResponse = z.object({
+  success: z.literal(true),
+  results: z.array(QueryResult),
+  aggregations: QueryAggregations.optional().describe('Only when aggregate asks for them.'),
+  pagination: Pagination,
+});
+export type QueryResponse = z.infer<typeof QueryResponse>;
+
 // ---- keys -------------------------------------------------------------------------------------------
 
 export const KeyIdParams = z.object({ id: z.string().min(1).max(200) });

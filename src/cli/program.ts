@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import { registerDaemonCommands } from './commands/daemon.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMemoryCommands } from './commands/memories.js';
+import { registerQueryCommand } from './commands/query.js';
 import { registerReindexCommand } from './commands/reindex.js';
 
 export function createProgram(): Command {
@@ -31,6 +32,7 @@ Exit codes: 0 ok, 1 internal, 2 invalid input, 3 unauthorized, 4 forbidden, 5 no
             10 model unavailable, 11 daemon unreachable.`,
     );
   registerMemoryCommands(program);
+  registerQueryCommand(program);
   registerDaemonCommands(program);
   registerKeyCommands(program);
   registerReindexCommand(program);

@@ -8,12 +8,14 @@ import {
   ListResponse,
   MemoryResponse,
   MessageResponse,
+  QueryResponse,
   ReindexResponse,
   SaveResponse,
   SaveStatusResponse,
   SearchResponse,
   StatusResponse,
   type CreateKeyBody,
+  type QueryBody,
   type SaveBody,
   type SearchBody,
   type UpdateBody,
@@ -158,6 +160,10 @@ export class MemClient {
 
   search(body: SearchBody) {
     return this.request(SearchResponse, 'POST', '/v1/search', body);
+  }
+
+  query(body: QueryBody) {
+    return this.request(QueryResponse, 'POST', '/v1/query', body);
   }
 
   listKeys() {

@@ -9,6 +9,31 @@ import type {
   PendingSaveRecord,
   VectorHit,
 } from './types.js';
+import type { MemoryField, MemoryView, SortKey } from './query/fields.js';
+import type { FilterNode } from './query/filter.js';
+
+/** A structured read of memories (POST /v1/query) that LanceDB answers on its own. */
+export interface SelectRequest {
+  /** A filter on built-in fields only (see isTranslatable in query/filter.ts); null for every memory. */
+  readonly where: FilterNode | null;
+  /** Fields to read; id is always read. */
+  readonly fields: readonly MemoryField[];
+  /** Built-in fields only (no tags, metadata or score); missing values (updatedAt) sort last. */
+  readonly orderBy?: readonly SortKey[];
+  /** Without a page, every match is returned. */
+  readonly page?: { readonly limit: number; readonly offset: number };
+  /**
+   * The whole filter the caller will evaluate on the rows (metadata paths included), so that the store may
+   * skip rows that cannot match it. Rows it returns may still not match: the caller evaluates.
+   */
+  readonly narrow?: FilterNode | null;
+}
+
+export interface SelectResult {
+  readonly rows: MemoryView[];
+  /** Every match, not only the page. */
+  readonly total: number;
+}
 
 /**
  * The store as core sees it. A `MemoryStore` is already scoped to one account: the store layer adds the
@@ -34,6 +59,8 @@ export interface MemoryStore {
   idsWithoutVectors(limit: number): Promise<string[]>;
   /** Bytes of content stored (approximate storage use). */
   contentBytes(): Promise<number>;
+  /** Filters, sorts and pages inside LanceDB, reading only the fields asked for. */
+  select(request: SelectRequest): Promise<SelectResult>;
 }
 
 export interface AccountStore {

@@ -81,6 +81,57 @@ describe('mem CLI against a real daemon', () => {
     expect(bulk.exitCode).toBe(5);
   });
 
+  it('query filters, sorts, projects and aggregates with --json and a human table', async () => {
+    const save = async (content: string, tags: string, metadata: string) =>
+      json<{ documentId: string }>(await mem(['save', content, '--tags', tags, '-m', metadata, '--space', 'q', '--json'], env)).documentId;
+    const roadmap = await save('Q3 roadmap review with the Acme team', 'acme,work', '{"status":"todo","priority":3}');
+    const invoice = await save('Acme invoice 4471 is due on Friday', 'acme,finance', '{"status":"done","priority":2}');
+    const garden = await save('Plant the tomatoes in the garden', 'home', '{"status":"todo","priority":1}');
+
+    const filtered = await mem(
+      ['query', '--filter', '{"$and":[{"spaceId":"q"},{"tags":{"$in":["acme"]}},{"metadata.status":{"$ne":"done"}}]}', '--sort', '{"createdAt":-1}', '--fields', 'id,title,tags', '--json'],
+      env,
+    );
+    expect(filtered.exitCode, filtered.stderr).toBe(0);
+    expect(json(filtered)).toEqual({
+      success: true,
+      results: [{ id: roadmap, title: 'Q3 roadmap review with the Acme team', tags: ['acme', 'work'] }],
+      pagination: { limit: 20, offset: 0, total: 1, hasMore: false },
+    });
+
+    const aggregated = await mem(
+      ['query', '--filter', '{"spaceId":"q","metadata.priority":{"$gte":2}}', '--sort', '{"metadata.priority":1}', '--fields', 'title', '--count-by-tag', '--histogram', 'createdAt:week', '--json'],
+      env,
+    );
+    expect(aggregated.exitCode, aggregated.stderr).toBe(0);
+    const body = json<{ results: { id: string }[]; aggregations: { countByTag: Record<string, number>; dateHistogram: { date: string; count: number }[] } }>(aggregated);
+    expect(body.results.map((result) => result.id)).toEqual([invoice, roadmap]);
+    expect(body.aggregations.countByTag).toEqual({ acme: 2, finance: 1, work: 1 });
+    for (const bucket of body.aggregations.dateHistogram) expect(bucket.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(body.aggregations.dateHistogram.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(2);
+
+    const ranked = await mem(['query', 'tomatoes in the garden', '--filter', '{"spaceId":"q"}', '--threshold', '0', '--json'], env);
+    const rankedBody = json<{ results: { id: string; score: number }[] }>(ranked);
+    expect(rankedBody.results[0]).toMatchObject({ id: garden, score: expect.any(Number) });
+
+    const human = await mem(['query', '--filter', '{"spaceId":"q"}', '--fields', 'title,tags', '--count-by-tag'], env);
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/ID\s+TITLE\s+TAGS/);
+    expect(human.stdout).toContain('Plant the tomatoes in the garden');
+    expect(human.stdout).toContain('1-3 of 3');
+    expect(human.stdout).toMatch(/acme\s+2\s+█+/);
+
+    const bad = await mem(['query', '--filter', '{"metadata.status":{"$foo":1}}'], env);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('error[VALIDATION_ERROR]: filters.metadata.status: unknown operator $foo');
+    const badJson = await mem(['query', '--filter', '{"colour":"red"}', '--json'], env);
+    expect(badJson.exitCode).toBe(2);
+    expect(json(badJson)).toMatchObject({ success: false, error: 'VALIDATION_ERROR', message: expect.stringMatching(/^filters\.colour: unknown field/) });
+    const badHistogram = await mem(['query', '--histogram', 'createdAt:fortnight'], env);
+    expect(badHistogram.exitCode).toBe(2);
+    expect(badHistogram.stderr).toContain('--histogram');
+  });
+
   it('errors go to stderr as error[CODE] with a hint and a documented exit code', async () => {
     const bad = await mem(['get', 'nope'], env);
     expect(bad.exitCode).toBe(2);
@@ -127,7 +178,7 @@ describe('mem CLI against a real daemon', () => {
   });
 
   it('every command has --help with an example', async () => {
-    for (const args of [[], ['save'], ['search'], ['ls'], ['get'], ['update'], ['rm'], ['daemon'], ['daemon', 'start'], ['daemon', 'logs'], ['keys'], ['keys', 'create'], ['token'], ['reindex'], ['serve']]) {
+    for (const args of [[], ['save'], ['search'], ['query'], ['ls'], ['get'], ['update'], ['rm'], ['daemon'], ['daemon', 'start'], ['daemon', 'logs'], ['keys'], ['keys', 'create'], ['token'], ['reindex'], ['serve']]) {
       const result = await mem([...args, '--help'], env);
       expect(result.exitCode, args.join(' ')).toBe(0);
       expect(result.stdout, args.join(' ')).toMatch(/Examples:\n\s+\$ \S/);

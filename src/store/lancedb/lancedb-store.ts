@@ -8,10 +8,26 @@ import type {
   MaintenanceReport,
   MemoryStore,
   PendingSaveStore,
+  SelectRequest,
+  SelectResult,
   Storage,
 } from '../../core/ports.js';
+import type { SortKey } from '../../core/query/fields.js';
 import type { ChunkInput, KeywordHit, MemoryFilter, MemoryRecord, VectorHit } from '../../core/types.js';
-import { and, arrayHasAny, eq, gte, inList, isTrue, lte, type Predicate } from './predicate.js';
+import { MEMORY_COLUMNS, readViews } from './columns.js';
+import {
+  and,
+  arrayHasAny,
+  eq,
+  FIELD_COLUMNS,
+  filterToPredicate,
+  gte,
+  inList,
+  isTrue,
+  lte,
+  metadataTextPrefilter,
+  type Predicate,
+} from './predicate.js';
 import {
   accountToRow,
   jobToRow,
@@ -125,6 +141,13 @@ function filterPredicate(accountId: string, filter: MemoryFilter): Predicate {
     filter.after !== undefined ? gte('created_at', filter.after) : undefined,
     filter.before !== undefined ? lte('created_at', filter.before) : undefined,
   );
+}
+
+/** LanceDB ordering of a sort key; missing values (NULL updated_at) last in both directions, as in core. */
+function ordering(key: SortKey): { columnName: string; ascending: boolean; nullsFirst: boolean } {
+  const field = key.field;
+  if (field.kind !== 'text' && field.kind !== 'date') throw new Error(`cannot order by ${field.name} inside LanceDB`);
+  return { columnName: FIELD_COLUMNS[field.name], ascending: key.direction === 1, nullsFirst: false };
 }
 
 /** Words only: LanceDB's full-text query syntax must never see user punctuation. */
@@ -307,6 +330,22 @@ class LanceMemoryStore implements MemoryStore {
       .select(['size_bytes'])
       .toArray();
     return rows.reduce((sum: number, row: Row) => sum + num(row, 'size_bytes'), 0);
+  }
+
+  async select(request: SelectRequest): Promise<SelectResult> {
+    const table = this.tables.memories.table;
+    const where = and(
+      eq('account_id', this.accountId),
+      request.where ? filterToPredicate(request.where) : undefined,
+      request.narrow ? metadataTextPrefilter(request.narrow) : undefined,
+    );
+    const fields = [...new Set(['id' as const, ...request.fields])];
+    let query = table.query().where(where).select(fields.map((field) => MEMORY_COLUMNS[field]));
+    if (request.orderBy && request.orderBy.length > 0) query = query.orderBy(request.orderBy.map(ordering));
+    if (request.page) query = query.offset(request.page.offset).limit(request.page.limit);
+    const [result, total] = await Promise.all([query.toArrow(), request.page ? table.countRows(where) : null]);
+    const rows = readViews(result, fields);
+    return { rows, total: total ?? rows.length };
   }
 }
 

@@ -1,3 +1,6 @@
+import type { DateField, TextField } from '../../core/query/fields.js';
+import type { Condition, FilterNode } from '../../core/query/filter.js';
+
 /**
  * The ONLY builder of LanceDB where-clauses. LanceDB (DataFusion SQL) has no parameter binding, so every
  * value goes through `literal()`: strings are single-quoted with `'` doubled (backslashes are literal in
@@ -5,6 +8,10 @@
  */
 export type Column =
   | 'id'
+  | 'title'
+  | 'content'
+  | 'description'
+  | 'metadata'
   | 'account_id'
   | 'memory_id'
   | 'space_id'
@@ -20,6 +27,10 @@ export type Column =
 
 const COLUMNS = new Set<string>([
   'id',
+  'title',
+  'content',
+  'description',
+  'metadata',
   'account_id',
   'memory_id',
   'space_id',
@@ -88,4 +99,110 @@ export function and(...parts: readonly (Predicate | undefined)[]): Predicate {
   if (present.length === 0) return make('true');
   if (present.length === 1) return present[0] as Predicate;
   return make(present.map((part) => `(${part})`).join(' AND '));
+}
+
+export function or(...parts: readonly Predicate[]): Predicate {
+  if (parts.length === 0) return make('false');
+  if (parts.length === 1) return parts[0] as Predicate;
+  return make(parts.map((part) => `(${part})`).join(' OR '));
+}
+
+function not(part: Predicate): Predicate {
+  return make(`NOT (${part})`);
+}
+
+// ---- the query filter language (core/query/filter.ts) ---------------------------------------------------
+
+/** The memories column of each built-in field of the filter language. */
+export const FIELD_COLUMNS: Readonly<Record<TextField | DateField | 'tags', Column>> = {
+  id: 'id',
+  title: 'title',
+  content: 'content',
+  description: 'description',
+  spaceId: 'space_id',
+  tags: 'tags',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+/** Columns that can be NULL: a missing value satisfies $ne/$nin, which SQL's `NULL <> x` does not. */
+const NULLABLE = new Set<Column>(['updated_at']);
+
+const ORDER_SQL = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function condition(node: Condition): Predicate {
+  switch (node.type) {
+    case 'text': {
+      const name = column(FIELD_COLUMNS[node.field]);
+      if (node.op === 'in' || node.op === 'nin') {
+        const negate = node.op === 'nin';
+        if (node.values.length === 0) return make(negate ? 'true' : 'false');
+        if (node.values.length === 1) return make(`${name} ${negate ? '<>' : '='} ${literal(node.values[0] ?? '')}`);
+        return make(`${name} ${negate ? 'NOT IN' : 'IN'} (${node.values.map(literal).join(', ')})`);
+      }
+      return make(`${name} ${ORDER_SQL[node.op]} ${literal(node.values[0] ?? '')}`);
+    }
+    case 'tags': {
+      if (node.values.length === 0) return make(node.op === 'nin' ? 'true' : 'false');
+      const any = arrayHasAny('tags', node.values);
+      return node.op === 'nin' ? not(any) : any;
+    }
+    case 'date': {
+      const col = FIELD_COLUMNS[node.field];
+      if (node.op === 'in' || node.op === 'nin') {
+        const within = or(
+          ...node.values.map((range) =>
+            range.start === range.end ? eq(col, range.start) : and(gte(col, range.start), lte(col, range.end)),
+          ),
+        );
+        if (node.op === 'in') return within;
+        if (node.values.length === 0) return make('true');
+        return NULLABLE.has(col) ? or(make(`${column(col)} IS NULL`), not(within)) : not(within);
+      }
+      const range = node.values[0] ?? { start: Number.NaN, end: Number.NaN };
+      const bound = node.op === 'gt' || node.op === 'lte' ? range.end : range.start;
+      return make(`${column(col)} ${ORDER_SQL[node.op]} ${literal(bound)}`);
+    }
+    case 'metadata':
+      // Metadata is a JSON string column: its paths are evaluated outside LanceDB (core/query/evaluate.ts).
+      throw new Error('metadata conditions cannot be translated to LanceDB');
+  }
+}
+
+/**
+ * A filter tree of built-in fields as a where-clause: every value through literal(), every column from
+ * the allow-list. SQL's NULL never satisfies a condition, and the language has no NOT, so the only
+ * three-valued case is $ne/$nin on a nullable column, spelled out with IS NULL.
+ */
+export function filterToPredicate(node: FilterNode): Predicate {
+  switch (node.type) {
+    case 'and':
+      return and(...node.children.map(filterToPredicate));
+    case 'or':
+      return or(...node.children.map(filterToPredicate));
+    default:
+      return condition(node);
+  }
+}
+
+/** More values than this and the text prefilter costs more than it saves. */
+const MAX_NEEDLES = 50;
+
+/**
+ * A necessary condition, on the metadata column (the JSON text `JSON.stringify(metadata)` that rows.ts
+ * writes), for a filter's top-level metadata string equalities: a memory whose `metadata.a.b` is (or, for
+ * a list, contains) the string s has `JSON.stringify(s)` somewhere in that text, since JSON.stringify
+ * escapes a string the same way wherever it appears. It only narrows the rows read; the filter itself is
+ * still evaluated on them (core/query/evaluate.ts). Undefined when there is nothing to narrow by.
+ */
+export function metadataTextPrefilter(node: FilterNode): Predicate | undefined {
+  const conditions = node.type === 'and' ? node.children : [node];
+  const parts: Predicate[] = [];
+  for (const condition of conditions) {
+    if (condition.type !== 'metadata' || condition.op !== 'in') continue;
+    const values = condition.values;
+    if (values.length === 0 || values.length > MAX_NEEDLES || !values.every((value) => typeof value === 'string')) continue;
+    parts.push(or(...values.map((value) => make(`strpos(${column('metadata')}, ${literal(JSON.stringify(value))}) > 0`))));
+  }
+  return parts.length > 0 ? and(...parts) : undefined;
 }
