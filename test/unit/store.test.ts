@@ -137,6 +137,25 @@ describe('LanceDB memory store', () => {
     expect(await storage.totalMemories()).toBe(before);
   });
 
+  it('maintenance running alongside writes never fails a write', async () => {
+    const store = storage.memories('usr_busy');
+    const records = Array.from({ length: 60 }, (_, i) => memory({ content: `busy ${i}` }));
+    const writes = (async () => {
+      for (const [i, record] of records.entries()) {
+        await store.insert(record, [{ seq: 0, text: `busy ${i}`, vector: vec(1, i + 1, 0, 1) }]);
+        if (i % 5 === 4) await store.replace({ ...record, tags: ['edited'] });
+        if (i % 7 === 6) await store.delete([records[i - 3]?.id ?? '']);
+      }
+    })();
+    const passes = (async () => {
+      for (let i = 0; i < 5; i++) await storage.maintain();
+    })();
+    await Promise.all([writes, passes]);
+    const deleted = records.filter((_, i) => i % 7 === 6).map((_, k) => records[k * 7 + 3]?.id);
+    expect(await store.count()).toBe(records.length - deleted.length);
+    expect((await store.list({ tags: ['edited'] }, { limit: 100, offset: 0 })).total).toBeGreaterThan(0);
+  });
+
   it('reopening keeps data and refuses a newer schema', async () => {
     const again = await openLanceStore({ uri: dir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
     expect(await again.totalMemories()).toBe(await storage.totalMemories());
