@@ -10,7 +10,9 @@ import { VERSION } from '../src/version.js';
 import type { AppDeps } from './deps.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
+import { answerRoutes } from './routes/answers.js';
 import { keyRoutes } from './routes/keys.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
 import { memoryRoutes } from './routes/memories.js';
 import { queryRoutes } from './routes/query.js';
 import { searchRoutes } from './routes/search.js';
@@ -53,6 +55,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(searchRoutes(deps));
   await app.register(queryRoutes(deps));
   await app.register(keyRoutes(deps));
+  await app.register(knowledgeRoutes(deps));
+  await app.register(answerRoutes(deps));
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

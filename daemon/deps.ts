@@ -1,5 +1,9 @@
+import type { AskService } from '../src/core/answers/ask-service.js';
+import type { RemindService } from '../src/core/answers/remind-service.js';
+import type { TurboService } from '../src/core/answers/turbo-service.js';
 import type { AsyncSaves } from '../src/core/async-saves.js';
 import type { AuthService } from '../src/core/auth-service.js';
+import type { KnowledgeService } from '../src/core/knowledge/knowledge-service.js';
 import type { MemoryService } from '../src/core/memory-service.js';
 import type { Storage } from '../src/core/ports.js';
 import type { QueryService } from '../src/core/query-service.js';
@@ -15,6 +19,12 @@ export interface AppDeps {
   readonly auth: AuthService;
   readonly asyncSaves: AsyncSaves;
   readonly reindexer: Reindexer;
+  /** Entities, facts and the knowledge graph. */
+  readonly knowledge: KnowledgeService;
+  /** Ask, remind and turbo (answers from memories). */
+  readonly asker: AskService;
+  readonly reminder: RemindService;
+  readonly turbo: TurboService;
   /** Runtime facts for GET /v1/status. */
   readonly runtime: {
     readonly startedAt: number;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
+import { ENTITY_TYPES, FACT_CATEGORIES } from '../providers/spec.js';
 
 /**
  * Every request, response and error body of the Memory API, as zod schemas. The daemon validates with them
@@ -334,3 +335,255 @@ export const ReindexResponse = z.object({
   total: z.number(),
 });
 export type ReindexResponse = z.infer<typeof ReindexResponse>;
+
+// ---- answers: ask, remind, turbo --------------------------------------------------------------------
+
+export const ANSWER_TIERS = ['default', 'fast', 'smart'] as const;
+export const REMIND_TIMEFRAMES = ['today', 'week', 'month', 'all'] as const;
+
+const requiredText = (name: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be a string`) });
+const askQuery = requiredText('query')
+  .trim()
+  .min(1, 'query must not be empty')
+  .max(1000, 'query must be at most 1000 characters');
+
+export const AskBody = z
+  .object({
+    query: askQuery,
+    limit: z.number().int().min(1, 'limit must be between 1 and 100').max(100, 'limit must be between 1 and 100').default(10)
+      .describe('Most memories the answer may draw on.'),
+    spaceId: spaceId.optional(),
+    filters: z
+      .object({ tags: tags.optional(), after: isoDate.optional(), before: isoDate.optional() })
+      .strict()
+      .optional()
+      .describe('tags (any of), after and before (ISO 8601, inclusive, on createdAt).'),
+    includeContext: z.boolean().default(false),
+    model: z
+      .enum(ANSWER_TIERS, { error: 'model must be one of default, fast, smart' })
+      .default('default')
+      .describe('fast: quicker, shorter; default: balanced; smart: slower, fuller. Mapped to the configured models.'),
+    stream: z.boolean().default(false).describe('Addition: stream the answer as server-sent events (as Accept: text/event-stream).'),
+  })
+  .describe('Ask a question; the answer is grounded only in the retrieved memories.');
+export type AskBody = z.input<typeof AskBody>;
+
+export const AskContextItem = z.object({ id: z.string(), content: z.string(), title: z.string(), relevance: z.number() });
+export const AnswerSourceRef = z.object({ id: z.string(), title: z.string() });
+
+export const AskResponse = z.object({
+  success: z.literal(true),
+  answer: z.string(),
+  confidence: z.number().describe('0-1: retrieval relevance of the cited memories x (0.5 + 0.5 x answer support).'),
+  tokensUsed: z.number().describe('Tokens the model read and wrote (the built-in answerer: the tokens it read).'),
+  context: z.array(AskContextItem).optional().describe('Only with includeContext: the retrieved memories, best first.'),
+  noResult: z.boolean(),
+  suggestion: z.string().optional().describe('With noResult: what to try instead.'),
+  sources: z.array(AnswerSourceRef).describe('Addition: the memories the answer cites, in the order it uses them.'),
+  model: z.string().describe('Addition: which model answered, e.g. builtin/extractive or ollama/llama3.2.'),
+});
+export type AskResponse = z.infer<typeof AskResponse>;
+
+/** Server-sent event `delta` of a streamed answer: the next piece of text. The last event, `done`, is AskResponse. */
+export const AskDeltaEvent = z.object({ text: z.string() });
+
+export const RemindBody = z.object({
+  context: requiredText('context').trim().min(10, 'context must be at least 10 characters').max(10_000),
+  limit: z.number().int().min(1, 'limit must be between 1 and 100').max(100, 'limit must be between 1 and 100').default(5),
+  threshold: z.number().min(0, 'threshold must be between 0 and 1').max(1, 'threshold must be between 0 and 1').default(0.6),
+  timeframe: z
+    .enum(REMIND_TIMEFRAMES, { error: 'timeframe must be one of today, week, month, all' })
+    .default('all')
+    .describe('Memories saved today (since 00:00 UTC), in the last 7 days, the last 30 days, or ever (default).'),
+});
+export type RemindBody = z.input<typeof RemindBody>;
+
+export const RemindResponse = z.object({
+  success: z.literal(true),
+  reminders: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      content: z.string().describe('Preview (up to 200 characters).'),
+      relevance: z.number(),
+      reason: z.string(),
+      createdAt: z.string(),
+    }),
+  ),
+  totalFound: z.number().describe('Memories at or above threshold within the timeframe (among the ranked candidates).'),
+});
+export type RemindResponse = z.infer<typeof RemindResponse>;
+
+export const TurboSaveBody = z.object({
+  content: requiredText('content').max(200_000),
+  title: z.string().max(500).optional(),
+  tags: tags.optional(),
+  spaceId: spaceId.optional().describe('Addition, as in save.'),
+});
+export type TurboSaveBody = z.input<typeof TurboSaveBody>;
+
+export const TurboSaveResponse = z.object({
+  success: z.literal(true),
+  documentId: z.string(),
+  processingTime: z.number().describe('Milliseconds the daemon spent storing and embedding.'),
+});
+export type TurboSaveResponse = z.infer<typeof TurboSaveResponse>;
+
+export const TurboAskBody = z.object({
+  query: askQuery,
+  limit: z.number().int().min(1, 'limit must be between 1 and 100').max(100, 'limit must be between 1 and 100').default(5),
+});
+export type TurboAskBody = z.input<typeof TurboAskBody>;
+
+export const TurboAskResponse = z.object({
+  success: z.literal(true),
+  answer: z.string(),
+  processingTime: z.number().describe('Milliseconds the daemon spent retrieving and answering.'),
+  confidence: z.number(),
+  tokensUsed: z.number(),
+  noResult: z.boolean(),
+  suggestion: z.string().optional(),
+  sources: z.array(AnswerSourceRef),
+  model: z.string(),
+});
+export type TurboAskResponse = z.infer<typeof TurboAskResponse>;
+
+// ---- knowledge: entities, facts, graph ------------------------------------------------------------------
+
+export { ENTITY_TYPES, FACT_CATEGORIES };
+export const ENTITY_SORTS = ['mentions', 'name', 'recent'] as const;
+
+const entityTypeParam = z.enum(ENTITY_TYPES, { error: `type must be one of ${ENTITY_TYPES.join(', ')}` });
+const knowledgeLimit = (what: string) =>
+  z.coerce.number({ error: `limit must be a number` }).int().min(1, `limit must be at least 1`).max(1000, `limit must be at most 1000 ${what}`).default(50);
+const booleanParam = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
+export const EntitiesQuery = z.object({
+  limit: knowledgeLimit('entities'),
+  offset: offsetParam,
+  type: entityTypeParam.optional(),
+  search: z.string().max(200).optional().describe('Case-insensitive substring of the name or of an alias.'),
+  sortBy: z
+    .enum(ENTITY_SORTS, { error: `sortBy must be one of ${ENTITY_SORTS.join(', ')}` })
+    .default('mentions')
+    .describe('mentions (most first), name (A-Z, case-insensitive) or recent (latest lastSeen first).'),
+});
+export type EntitiesQuery = z.input<typeof EntitiesQuery>;
+
+export const Entity = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(ENTITY_TYPES),
+  aliases: z.array(z.string()),
+  properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  mentions: z.number(),
+  firstSeen: z.string(),
+  lastSeen: z.string(),
+  relatedDocuments: z.array(z.string()),
+});
+export type Entity = z.infer<typeof Entity>;
+
+export const EntitiesResponse = z.object({
+  success: z.literal(true),
+  entities: z.array(Entity),
+  pagination: z.object({ limit: z.number(), offset: z.number(), total: z.number() }),
+  stats: z.record(z.string(), z.number()).describe('Entity type -> number of entities of the account.'),
+});
+export type EntitiesResponse = z.infer<typeof EntitiesResponse>;
+
+export const FactsQuery = z.object({
+  limit: knowledgeLimit('facts'),
+  offset: offsetParam,
+  entity: z.string().max(300).optional().describe('Entity name, alias or id: facts whose subject or object it is.'),
+  category: z.enum(FACT_CATEGORIES, { error: `category must be one of ${FACT_CATEGORIES.join(', ')}` }).optional(),
+  confidence: z.coerce
+    .number({ error: 'confidence must be a number between 0 and 1' })
+    .min(0, 'confidence must be between 0 and 1')
+    .max(1, 'confidence must be between 0 and 1')
+    .optional()
+    .describe('Minimum confidence.'),
+  includeSuperseded: booleanParam.optional().describe('Addition: true also returns facts a later fact superseded (the history).'),
+});
+export type FactsQuery = z.input<typeof FactsQuery>;
+
+export const Fact = z.object({
+  id: z.string(),
+  statement: z.string(),
+  subject: z.string(),
+  predicate: z.string(),
+  object: z.string(),
+  category: z.enum(FACT_CATEGORIES),
+  confidence: z.number(),
+  source: z.object({ documentId: z.string(), excerpt: z.string() }),
+  extractedAt: z.string(),
+  validFrom: z.string().nullable().describe('Addition: when the fact became true, when the text says so.'),
+  validTo: z.string().nullable().describe('Addition: when a later contradicting fact superseded it; null while current.'),
+  supersededBy: z.string().nullable().describe('Addition: id of the superseding fact.'),
+  supportingDocuments: z.array(z.string()).describe('Addition: every memory stating the fact.'),
+});
+export type Fact = z.infer<typeof Fact>;
+
+export const FactsResponse = z.object({
+  success: z.literal(true),
+  facts: z.array(Fact),
+  pagination: z.object({ limit: z.number(), offset: z.number(), total: z.number() }),
+});
+export type FactsResponse = z.infer<typeof FactsResponse>;
+
+export const GraphQuery = z.object({
+  entity: z.string().max(300).optional().describe('Start from this entity (name, alias or id); else the most mentioned.'),
+  type: entityTypeParam.optional(),
+  depth: z.coerce
+    .number({ error: 'depth must be a number from 1 to 3' })
+    .int('depth must be a whole number')
+    .min(1, 'depth must be at least 1')
+    .max(3, 'depth must be at most 3')
+    .default(1),
+  limit: knowledgeLimit('nodes'),
+});
+export type GraphQuery = z.input<typeof GraphQuery>;
+
+export const GraphNode = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(ENTITY_TYPES),
+  properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  mentionCount: z.number(),
+});
+export const GraphEdge = z.object({
+  source: z.string(),
+  target: z.string(),
+  relationship: z.string(),
+  strength: z.number().describe('0-1: 1 - product of (1 - confidence/2) over the memories stating it.'),
+});
+export const GraphResponse = z.object({
+  success: z.literal(true),
+  nodes: z.array(GraphNode),
+  edges: z.array(GraphEdge),
+  stats: z.object({ totalNodes: z.number(), totalEdges: z.number(), types: z.record(z.string(), z.number()) }),
+});
+export type GraphResponse = z.infer<typeof GraphResponse>;
+
+export const ExtractionStatusResponse = z.object({
+  success: z.literal(true),
+  memoryId: z.string(),
+  status: z.enum(['pending', 'processing', 'completed', 'failed']),
+  error: z.string().optional(),
+  model: z.string(),
+  attempts: z.number(),
+  updatedAt: z.string(),
+  entities: z.number(),
+  facts: z.number(),
+});
+export type ExtractionStatusResponse = z.infer<typeof ExtractionStatusResponse>;
+
+export const ExtractRetryResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  retried: z.number(),
+  memoryIds: z.array(z.string()),
+});
+export type ExtractRetryResponse = z.infer<typeof ExtractRetryResponse>;

@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
+import { registerAnswerCommands } from './commands/answers.js';
 import { registerDaemonCommands } from './commands/daemon.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerKnowledgeCommands } from './commands/knowledge.js';
 import { registerMemoryCommands } from './commands/memories.js';
 import { registerQueryCommand } from './commands/query.js';
 import { registerReindexCommand } from './commands/reindex.js';
@@ -23,6 +25,8 @@ Examples:
   $ mem daemon start
   $ mem save "Met Sarah Chen from Acme Corp in Berlin to discuss the Q3 roadmap" --tags work,acme
   $ mem search "who did I meet about planning?"
+  $ mem ask "When am I meeting Sarah and what about?"
+  $ mem remind "Preparing the quarterly review with Acme" --timeframe month
   $ mem ls --tags acme
   $ mem get <id>
 
@@ -33,8 +37,10 @@ Exit codes: 0 ok, 1 internal, 2 invalid input, 3 unauthorized, 4 forbidden, 5 no
     );
   registerMemoryCommands(program);
   registerQueryCommand(program);
+  registerAnswerCommands(program);
   registerDaemonCommands(program);
   registerKeyCommands(program);
+  registerKnowledgeCommands(program);
   registerReindexCommand(program);
   return program;
 }

@@ -1,5 +1,14 @@
 import type { z } from 'zod';
 import {
+  AskDeltaEvent,
+  AskResponse,
+  RemindResponse,
+  TurboAskResponse,
+  TurboSaveResponse,
+  type AskBody,
+  type RemindBody,
+  type TurboAskBody,
+  type TurboSaveBody,
   BulkDeleteResponse,
   HealthResponse,
   JobResponse,
@@ -20,7 +29,82 @@ import {
   type SearchBody,
   type UpdateBody,
 } from '../api/contract.js';
+import {
+  EntitiesResponse,
+  ExtractionStatusResponse,
+  ExtractRetryResponse,
+  FactsResponse,
+  GraphResponse,
+} from '../api/contract.js';
+import type { ENTITY_SORTS, ENTITY_TYPES, FACT_CATEGORIES } from '../api/contract.js';
+
+export interface EntityParams {
+  readonly limit?: number | undefined;
+  readonly offset?: number | undefined;
+  readonly type?: (typeof ENTITY_TYPES)[number] | undefined;
+  readonly search?: string | undefined;
+  readonly sortBy?: (typeof ENTITY_SORTS)[number] | undefined;
+}
+
+export interface FactParams {
+  readonly limit?: number | undefined;
+  readonly offset?: number | undefined;
+  readonly entity?: string | undefined;
+  readonly category?: (typeof FACT_CATEGORIES)[number] | undefined;
+  readonly confidence?: number | undefined;
+  readonly includeSuperseded?: boolean | undefined;
+}
+
+export interface GraphParams {
+  readonly entity?: string | undefined;
+  readonly type?: (typeof ENTITY_TYPES)[number] | undefined;
+  readonly depth?: number | undefined;
+  readonly limit?: number | undefined;
+}
 import { isErrorCode, MemError } from '../errors.js';
+
+/** One event of a streamed answer (`MemClient.askStream`): a piece of text, then the whole response. */
+export type AskStreamEvent = { readonly type: 'delta'; readonly text: string } | { readonly type: 'done'; readonly response: AskResponse };
+
+/** An error envelope (or anything else a failing daemon sent) as a MemError with the API's code. */
+function errorFromBody(status: number, json: unknown): MemError {
+  const errorBody = json as { error?: unknown; message?: unknown; hint?: unknown; details?: unknown } | undefined;
+  const code = isErrorCode(errorBody?.error) ? errorBody.error : 'INTERNAL_ERROR';
+  const message = typeof errorBody?.message === 'string' ? errorBody.message : `HTTP ${status}`;
+  const hint = typeof errorBody?.hint === 'string' ? errorBody.hint : undefined;
+  return new MemError(code, message, {
+    ...(hint ? { hint } : {}),
+    ...(errorBody?.details && typeof errorBody.details === 'object' ? { details: errorBody.details as Record<string, unknown> } : {}),
+  });
+}
+
+/** Server-sent events from a response body: {event, data} per blank-line-terminated block. */
+async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let event = 'message';
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (data.length > 0) yield { event, data: data.join('\n') };
+      }
+      if (done) return;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
 
 export interface ClientOptions {
   readonly baseUrl: string;
@@ -188,5 +272,96 @@ export class MemClient {
 
   job(jobId: string) {
     return this.request(JobResponse, 'GET', `/v1/jobs/${encodeURIComponent(jobId)}`);
+  }
+
+  ask(body: AskBody) {
+    return this.request(AskResponse, 'POST', '/v1/ask', { ...body, stream: false });
+  }
+
+  /**
+   * Asks with the answer streamed (server-sent events): yields the text as it arrives, then the whole
+   * response. Errors before the stream starts, and an `error` event during it, are thrown as MemErrors.
+   */
+  async *askStream(body: AskBody): AsyncGenerator<AskStreamEvent> {
+    const headers: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json' };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}/v1/ask`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ ...body, stream: true }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new MemError('DAEMON_UNREACHABLE', `No mem daemon is answering at ${this.baseUrl}.`, {
+        hint: 'Start it with `mem daemon start` (background) or `mem serve` (foreground), or set MEM_HOST.',
+        cause: error,
+      });
+    }
+    if (!response.ok || !response.body) {
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      throw errorFromBody(response.status, json);
+    }
+    for await (const { event, data } of serverSentEvents(response.body)) {
+      const json: unknown = JSON.parse(data);
+      if (event === 'delta') yield { type: 'delta', text: AskDeltaEvent.parse(json).text };
+      else if (event === 'error') throw errorFromBody(500, json);
+      else if (event === 'done') {
+        const parsed = AskResponse.safeParse(json);
+        if (!parsed.success) throw new MemError('INTERNAL_ERROR', `Unexpected final event from POST /v1/ask: ${parsed.error.message}`);
+        yield { type: 'done', response: parsed.data };
+        return;
+      }
+    }
+    throw new MemError('INTERNAL_ERROR', 'The answer stream ended before its final event.', {
+      hint: 'The daemon may have stopped; see `mem daemon logs`.',
+    });
+  }
+
+  remind(body: RemindBody) {
+    return this.request(RemindResponse, 'POST', '/v1/remind', body);
+  }
+
+  turboSave(body: TurboSaveBody) {
+    return this.request(TurboSaveResponse, 'POST', '/v1/turbo/save', body);
+  }
+
+  turboAsk(body: TurboAskBody) {
+    return this.request(TurboAskResponse, 'POST', '/v1/turbo/ask', body);
+  }
+
+  /** GET with a query string of the defined values. */
+  private getWith<T extends z.ZodType>(schema: T, path: string, params: Record<string, string | number | boolean | undefined>) {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, String(value));
+    const qs = query.toString();
+    return this.request(schema, 'GET', `${path}${qs ? `?${qs}` : ''}`);
+  }
+
+  entities(params: EntityParams = {}) {
+    return this.getWith(EntitiesResponse, '/v1/entities', { ...params });
+  }
+
+  facts(params: FactParams = {}) {
+    return this.getWith(FactsResponse, '/v1/facts', { ...params });
+  }
+
+  graph(params: GraphParams = {}) {
+    return this.getWith(GraphResponse, '/v1/graph', { ...params });
+  }
+
+  extractionStatus(memoryId: string) {
+    return this.request(ExtractionStatusResponse, 'GET', `/v1/extract/${encodeURIComponent(memoryId)}`);
+  }
+
+  retryExtractions() {
+    return this.request(ExtractRetryResponse, 'POST', '/v1/extract/retry', {});
   }
 }

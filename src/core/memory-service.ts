@@ -4,6 +4,7 @@ import { embedMany } from '../providers/embed-many.js';
 import type { EmbeddingModel } from '../providers/spec.js';
 import { chunkText } from './chunking.js';
 import { isId, newId } from './ids.js';
+import type { KnowledgeHooks } from './knowledge/knowledge-service.js';
 import type { MemoryStore, Storage } from './ports.js';
 import { calibrate, hybridRaw, round4, scoringFor } from './scoring.js';
 import type { ChunkInput, MemoryFilter, MemoryRecord } from './types.js';
@@ -57,6 +58,8 @@ export interface SearchResult {
 export interface MemoryServiceDeps {
   readonly storage: Storage;
   readonly embedder: EmbeddingModel;
+  /** Entity and fact extraction: told about every standard save, content change and deletion. */
+  readonly knowledge?: KnowledgeHooks | undefined;
   readonly now?: () => number;
 }
 
@@ -144,6 +147,8 @@ export class MemoryService {
       turbo: input.turbo ?? false,
     };
     await this.store(accountId).insert(memory, chunks);
+    // Turbo saves skip extraction; inline extractors finish before the save returns.
+    if (!memory.turbo) await this.deps.knowledge?.memorySaved(accountId, memory);
     return memory;
   }
 
@@ -177,6 +182,8 @@ export class MemoryService {
     // The title is embedded with the first passage, so a new title re-embeds too.
     const reembed = content !== existing.content || title !== existing.title;
     await store.replace(updated, reembed ? await this.embedChunks(content, title) : undefined);
+    // New content replaces everything the old content contributed to entities, facts and the graph.
+    if (content !== existing.content && !updated.turbo) await this.deps.knowledge?.memorySaved(accountId, updated);
     return updated;
   }
 
@@ -191,7 +198,7 @@ export class MemoryService {
 
   async delete(accountId: string, id: string): Promise<void> {
     assertMemoryId(id);
-    const deleted = await this.store(accountId).delete([id]);
+    const deleted = await this.deleteExisting(accountId, [id]);
     if (deleted.length === 0) throw new MemError('NOT_FOUND', 'Memory not found', { details: { id } });
   }
 
@@ -201,12 +208,25 @@ export class MemoryService {
   ): Promise<{ deleted: string[]; failed: { id: string; error: string }[] }> {
     const unique = [...new Set(ids)];
     const wellFormed = unique.filter((id) => isId('memory', id));
-    const deleted = await this.store(accountId).delete(wellFormed);
+    const deleted = await this.deleteExisting(accountId, wellFormed);
     const gone = new Set(deleted);
     const failed = unique
       .filter((id) => !gone.has(id))
       .map((id) => ({ id, error: isId('memory', id) ? 'Memory not found' : 'Invalid memory id format' }));
     return { deleted, failed };
+  }
+
+  /**
+   * Knowledge first, then the memory: a crash in between leaves a memory without knowledge (re-extracted by
+   * its next update), never knowledge pointing at a deleted memory.
+   */
+  private async deleteExisting(accountId: string, ids: readonly string[]): Promise<string[]> {
+    const store = this.store(accountId);
+    if (this.deps.knowledge && ids.length > 0) {
+      const existing = (await store.getMany(ids)).map((memory) => memory.id);
+      await this.deps.knowledge.memoriesDeleted(accountId, existing);
+    }
+    return store.delete(ids);
   }
 
   list(accountId: string, filter: MemoryFilter, page: { limit: number; offset: number }) {

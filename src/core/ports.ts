@@ -11,6 +11,9 @@ import type {
 } from './types.js';
 import type { MemoryField, MemoryView, SortKey } from './query/fields.js';
 import type { FilterNode } from './query/filter.js';
+import type { KnowledgeStore } from './knowledge/types.js';
+
+export type { KnowledgeStore } from './knowledge/types.js';
 
 /** A structured read of memories (POST /v1/query) that LanceDB answers on its own. */
 export interface SelectRequest {
@@ -97,6 +100,8 @@ export interface Storage {
   /** Embedding space the chunk vectors of this store belong to. */
   readonly vectorSpace: { readonly modelId: string; readonly dimension: number };
   memories(accountId: string): MemoryStore;
+  /** Entities, facts, edges and extraction status of one account. */
+  knowledge(accountId: string): KnowledgeStore;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly pendingSaves: PendingSaveStore;

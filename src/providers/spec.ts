@@ -25,3 +25,145 @@ export interface ModelHealth {
   readonly ready: boolean;
   readonly detail?: string;
 }
+
+/** Quality tier of an answer, as the API's `model` field names it: fast, default (balanced) or smart. */
+export type AnswerTier = 'fast' | 'default' | 'smart';
+
+/** One retrieved memory an answer may draw on. */
+export interface AnswerSource {
+  readonly id: string;
+  readonly title: string;
+  readonly content: string;
+  /** Retrieval relevance 0-1 (the calibrated search score). */
+  readonly relevance: number;
+  /**
+   * When the memory happened (epoch ms): its metadata `date` when set (an imported note's own date), else
+   * when it was saved. Relative phrases ("yesterday") are resolved against it.
+   */
+  readonly date: number;
+}
+
+export interface AnswerRequest {
+  readonly question: string;
+  /** Best first; the answer must be grounded in these only. */
+  readonly sources: readonly AnswerSource[];
+  readonly tier: AnswerTier;
+  /** The question's embedding when the caller already has it (search computed it): saves one embed. */
+  readonly questionVector?: Float32Array;
+  readonly signal?: AbortSignal;
+}
+
+export interface AnswerUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** What `LanguageModel.answer` yields: text deltas, then exactly one `finish`. */
+export type AnswerChunk =
+  | { readonly type: 'delta'; readonly text: string }
+  | {
+      readonly type: 'finish';
+      readonly usage: AnswerUsage;
+      /** Which model answered, e.g. `builtin/extractive` or `ollama/llama3.2`. */
+      readonly model: string;
+      /** Ids of the sources the answer cites, in the order it uses them. */
+      readonly cited: readonly string[];
+      /**
+       * How well the sources support the answer, 0-1, when the model can tell (the extractive answerer's
+       * match of its sentences to the question); otherwise core measures the answer's grounding itself.
+       */
+      readonly support?: number;
+    };
+
+/**
+ * A model that answers a question from retrieved memories, streaming. Implementations: the built-in
+ * extractive answerer (offline) and Ollama's /api/chat. Errors (unreachable, model missing, timeout) are
+ * MemErrors with code MODEL_UNAVAILABLE, thrown from the first `next()` when the model cannot start.
+ */
+export interface LanguageModel {
+  /** Provider name: `builtin` or `ollama`. */
+  readonly provider: string;
+  /** The model that answers a tier, e.g. `ollama/llama3.2:1b` for fast. */
+  modelFor(tier: AnswerTier): string;
+  answer(request: AnswerRequest): AsyncIterable<AnswerChunk>;
+  close(): Promise<void>;
+}
+
+// ---- extraction (entities, facts, relationships) ------------------------------------------------------
+
+export const ENTITY_TYPES = ['person', 'company', 'product', 'concept', 'location', 'event', 'date'] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export const FACT_CATEGORIES = ['role', 'date', 'metric', 'relationship', 'attribute', 'event'] as const;
+export type FactCategory = (typeof FACT_CATEGORIES)[number];
+
+/** An entity as one text names it; the store merges it with entities of other memories by name and aliases. */
+export interface ExtractedEntity {
+  readonly name: string;
+  readonly type: EntityType;
+  /** Other names the same text uses for it ("Sarah", "S. Chen", "ACME"). */
+  readonly aliases: readonly string[];
+  readonly properties: Readonly<Record<string, string | number | boolean>>;
+  /** How many times the text mentions it (all names together), at least 1. */
+  readonly mentions: number;
+}
+
+export interface ExtractedFact {
+  /** The fact in words, e.g. "Sarah Chen is the CEO of Acme Corp". */
+  readonly statement: string;
+  /** An entity name (one of `entities`). */
+  readonly subject: string;
+  /** Upper snake case, e.g. CEO_OF, WORKS_AT, REVENUE. */
+  readonly predicate: string;
+  /** An entity name or a literal value ("$3M", "2026-03-03"). */
+  readonly object: string;
+  readonly category: FactCategory;
+  /**
+   * 0-1: how likely the fact is stated by the text as extracted. Rule-based extractors give each pattern
+   * the precision it measured on the labelled evaluation set (bench/extraction.ts), so a threshold keeps
+   * about that share of correct facts.
+   */
+  readonly confidence: number;
+  /** The sentence that states it. */
+  readonly excerpt: string;
+  /** When the fact became true (ISO 8601 date), only when the text says so. */
+  readonly validFrom?: string | undefined;
+}
+
+export interface ExtractedRelationship {
+  readonly source: string;
+  readonly target: string;
+  /** WORKS_AT, CEO_OF, LOCATED_IN, PART_OF, INVOLVED_IN, RELATED_TO, MENTIONS, ... (open set). */
+  readonly relationship: string;
+  readonly confidence: number;
+}
+
+export interface Extraction {
+  readonly entities: readonly ExtractedEntity[];
+  readonly facts: readonly ExtractedFact[];
+  readonly relationships: readonly ExtractedRelationship[];
+}
+
+export interface ExtractRequest {
+  readonly text: string;
+  /** The time the text was written (epoch ms): relative dates ("last week") resolve against it. */
+  readonly referenceTime: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Turns a memory's text into entities, facts and relationships. Implementations: the built-in rule-based
+ * extractor (offline, a few ms per note, so it runs inside the save) and Ollama's /api/chat with a JSON
+ * schema (seconds per note, so it runs in the background queue). Model failures are MemErrors with code
+ * MODEL_UNAVAILABLE; `details.retryable` says whether trying again may help.
+ */
+export interface Extractor {
+  /** Provider name: `builtin` or `ollama`. */
+  readonly provider: string;
+  /** e.g. `builtin/rules-v1` or `ollama/llama3.2`. */
+  readonly modelId: string;
+  /** True when extraction is fast and local enough to run inside the save request. */
+  readonly inline: boolean;
+  extract(request: ExtractRequest): Promise<Extraction>;
+  close(): Promise<void>;
+}

@@ -207,6 +207,84 @@ describe('mem CLI against a real daemon', () => {
     expect(json<{ results: { id: string }[] }>(search).results.map((r) => r.id)).toContain(saved.documentId);
   });
 
+  it('ask streams the answer and lists its sources; remind, save --turbo and ask --turbo work', async () => {
+    const meeting = json<{ documentId: string }>(
+      await mem(['save', 'Meeting Sarah Chen from Acme Corp on Thursday at 10am to review the Q3 roadmap.', '--space', 'answers', '--json'], env),
+    ).documentId;
+    const streamed = await mem(['ask', 'When am I meeting Sarah Chen and what about?', '--space', 'answers'], env);
+    expect(streamed.exitCode, streamed.stderr).toBe(0);
+    expect(streamed.stdout).toMatch(/^On Thursday — Meeting Sarah Chen from Acme Corp on Thursday at 10am to review the Q3 roadmap\.\n\nSources\n {2}\[1\] .*mem_/);
+    expect(streamed.stdout).toContain(meeting);
+    expect(streamed.stdout).toMatch(/confidence \d\.\d\d · builtin\/extractive · \d+ tokens/);
+
+    const asJson = await mem(['ask', 'When am I meeting Sarah Chen?', '--space', 'answers', '--context', '--model', 'fast', '--json'], env);
+    expect(json(asJson)).toMatchObject({ success: true, noResult: false, sources: [{ id: meeting }], context: [{ id: meeting }], model: 'builtin/extractive' });
+    const nothing = await mem(['ask', 'quantum chromodynamics lattice gauge theory', '--space', 'answers'], env);
+    expect(nothing.stdout).toContain("I don't have enough information in your memories to answer that.");
+    const badModel = await mem(['ask', 'x', '--model', 'genius'], env);
+    expect(badModel.exitCode).toBe(2);
+    expect(badModel.stderr).toContain('--model must be one of default, fast, smart');
+
+    const reminded = await mem(['remind', 'Preparing the roadmap review with Sarah Chen', '--timeframe', 'week', '--threshold', '0.2'], env);
+    expect(reminded.exitCode, reminded.stderr).toBe(0);
+    expect(reminded.stdout).toContain(meeting);
+    expect(reminded.stdout).toMatch(/Mentions Sarah Chen, who also appears in your context/);
+    const short = await mem(['remind', 'too short'], env);
+    expect(short.exitCode).toBe(2);
+
+    const turbo = await mem(['save', '--turbo', 'quick thought: try a standing desk', '--json'], env);
+    expect(turbo.exitCode, turbo.stderr).toBe(0);
+    const turboId = json<{ documentId: string; processingTime: number }>(turbo).documentId;
+    const turboHuman = await mem(['save', '--turbo', 'another quick thought about desks'], env);
+    expect(turboHuman.stdout).toMatch(/^Saved mem_\S+ {2}\(turbo, [\d.]+ ms\)/);
+    const turboAsk = await mem(['ask', '--turbo', 'what was that quick thought about a standing desk?', '--json'], env);
+    expect(json(turboAsk)).toMatchObject({ success: true, sources: [{ id: turboId }], processingTime: expect.any(Number) });
+    const help = await mem(['ask', '--help'], env);
+    expect(help.stdout).toContain('Examples:');
+  });
+
+  it('entities, facts, graph and extract show the knowledge of standard saves', async () => {
+    const saved = await mem(['save', 'Sarah Chen is the CEO of Acme Corp. She met David Okafor from Globex in Berlin on 3 March 2026.', '--json'], env);
+    expect(saved.exitCode, saved.stderr).toBe(0);
+    const id = json<{ documentId: string }>(saved).documentId;
+
+    const people = await mem(['entities', '--type', 'person', '--json'], env);
+    expect(people.exitCode, people.stderr).toBe(0);
+    const names = json<{ entities: { name: string; type: string }[] }>(people).entities.map((entity) => entity.name);
+    expect(names).toEqual(expect.arrayContaining(['Sarah Chen', 'David Okafor']));
+    const table = await mem(['entities', '--search', 'acme'], env);
+    expect(table.stdout).toMatch(/NAME\s+TYPE\s+MENTIONS/);
+    expect(table.stdout).toMatch(/Acme Corp\s+company/);
+
+    const facts = await mem(['facts', '--entity', 'Sarah Chen', '--json'], env);
+    expect(json<{ facts: unknown[] }>(facts).facts).toContainEqual(
+      expect.objectContaining({ subject: 'Sarah Chen', predicate: 'CEO_OF', object: 'Acme Corp', category: 'role', source: { documentId: id, excerpt: 'Sarah Chen is the CEO of Acme Corp.' } }),
+    );
+    const factTable = await mem(['facts', '--entity', 'Sarah Chen'], env);
+    expect(factTable.stdout).toMatch(/Sarah Chen\s+CEO_OF\s+Acme Corp\s+role\s+0\.90/);
+
+    const graph = await mem(['graph', '--entity', 'Acme Corp', '--depth', '2', '--json'], env);
+    expect(json<{ nodes: { name: string }[] }>(graph).nodes.map((node) => node.name)).toEqual(expect.arrayContaining(['Acme Corp', 'Sarah Chen']));
+    const graphHuman = await mem(['graph', '--entity', 'Acme Corp'], env);
+    expect(graphHuman.stdout).toMatch(/Sarah Chen\s+CEO_OF\s+Acme Corp/);
+
+    const invalid = await mem(['entities', '--type', 'planet'], env);
+    expect(invalid.exitCode).toBe(2);
+    expect(invalid.stderr).toContain('person, company, product, concept, location, event, date');
+    const deep = await mem(['graph', '--depth', '4'], env);
+    expect(deep.exitCode).toBe(2);
+    expect(deep.stderr).toContain('error[VALIDATION_ERROR]');
+
+    const status = await mem(['extract', id, '--json'], env);
+    expect(json(status)).toMatchObject({ status: 'completed', model: 'builtin/rules-v1' });
+    const retry = await mem(['extract', '--retry-failed'], env);
+    expect(retry.exitCode).toBe(0);
+    expect(retry.stdout).toContain('No failed extractions.');
+    for (const command of ['entities', 'facts', 'graph', 'extract']) {
+      expect((await mem([command, '--help'], env)).stdout).toContain('Examples:');
+    }
+  });
+
   it('daemon logs prints readable lines; stop is graceful and removes the run file', async () => {
     const logs = await mem(['daemon', 'logs', '-n', '5'], env);
     expect(logs.exitCode).toBe(0);

@@ -36,17 +36,34 @@ export function registerMemoryCommands(program: Command): void {
     .option('-s, --space <spaceId>', 'space (folder) to save into')
     .option('-m, --metadata <json>', 'metadata as a JSON object')
     .option('--async', 'return at once with a pending id instead of waiting')
+    .option('--turbo', 'fast save: store and embed only, no extraction (prints the processing time)')
     .addHelpText(
       'after',
       `
 Examples:
   $ mem save "Met Sarah Chen from Acme Corp in Berlin to discuss the Q3 roadmap" --tags work,acme
   $ echo "long note" | mem save - --title "From stdin"
-  $ mem save "Pay the invoice" -m '{"priority":2}' --space personal --json`,
+  $ mem save "Pay the invoice" -m '{"priority":2}' --space personal --json
+  $ mem save --turbo "quick thought"`,
     )
     .action(async (content: string | undefined, options: Record<string, string | boolean | undefined>, command: Command) => {
       const text = content === undefined && !process.stdin.isTTY ? await readStdin() : await textArgument(content, 'content');
       const { client, output } = await clientFor(command);
+      if (options.turbo) {
+        if (options.async || options.description !== undefined || options.metadata !== undefined) {
+          throw new MemError('VALIDATION_ERROR', '--turbo saves content, title, tags and space only.', {
+            hint: 'Drop --async, --description and --metadata, or save without --turbo.',
+          });
+        }
+        const turbo = await client.turboSave({
+          content: text,
+          title: options.title as string | undefined,
+          tags: parseList(options.tags as string | undefined),
+          spaceId: options.space as string | undefined,
+        });
+        output.result(turbo, () => `${style.green('Saved')} ${turbo.documentId}  ${style.dim(`(turbo, ${turbo.processingTime} ms)`)}`);
+        return;
+      }
       const response = await client.save({
         content: text,
         title: options.title as string | undefined,

@@ -5,6 +5,7 @@ import type {
   AccountStore,
   JobStore,
   KeyStore,
+  KnowledgeStore,
   MaintenanceReport,
   MemoryStore,
   PendingSaveStore,
@@ -47,12 +48,17 @@ import {
   apiKeysSchema,
   chunksSchema,
   chunksTableName,
+  edgesSchema,
+  entitiesSchema,
+  extractionStatusSchema,
+  factsSchema,
   jobsSchema,
   memoriesSchema,
   metaSchema,
   pendingSavesSchema,
   SCHEMA_VERSION,
 } from './schema.js';
+import { LanceKnowledgeStore } from './knowledge-store.js';
 import { RecordTable } from './record-table.js';
 import { TableWriter } from './table-writer.js';
 
@@ -95,8 +101,24 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
   const keys = await open('api_keys', apiKeysSchema);
   const pending = await open('pending_saves', pendingSavesSchema);
   const jobs = await open('jobs', jobsSchema);
+  const entities = await open('entities', entitiesSchema);
+  const facts = await open('facts', factsSchema);
+  const edges = await open('edges', edgesSchema);
+  const extractionStatus = await open('extraction_status', extractionStatusSchema);
   await ensureFtsIndex(chunks.table);
-  storage = new LanceStorage(db, options, { meta, memories, chunks, accounts, keys, pending, jobs });
+  storage = new LanceStorage(db, options, {
+    meta,
+    memories,
+    chunks,
+    accounts,
+    keys,
+    pending,
+    jobs,
+    entities,
+    facts,
+    edges,
+    extractionStatus,
+  });
   return storage;
 }
 
@@ -131,6 +153,10 @@ interface Tables {
   readonly keys: TableWriter;
   readonly pending: TableWriter;
   readonly jobs: TableWriter;
+  readonly entities: TableWriter;
+  readonly facts: TableWriter;
+  readonly edges: TableWriter;
+  readonly extractionStatus: TableWriter;
 }
 
 function filterPredicate(accountId: string, filter: MemoryFilter): Predicate {
@@ -401,6 +427,10 @@ class LanceStorage implements Storage {
 
   memories(accountId: string): MemoryStore {
     return new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId);
+  }
+
+  knowledge(accountId: string): KnowledgeStore {
+    return new LanceKnowledgeStore(accountId, this.tables);
   }
 
   totalMemories(): Promise<number> {

@@ -23,7 +23,19 @@ export type Column =
   | 'status'
   | 'kind'
   | 'email'
-  | 'is_owner';
+  | 'is_owner'
+  // knowledge tables (knowledge-store.ts)
+  | 'type'
+  | 'match_keys'
+  | 'memory_ids'
+  | 'entity_ids'
+  | 'subject_id'
+  | 'source_id'
+  | 'target_id'
+  | 'search_text'
+  | 'category'
+  | 'confidence'
+  | 'valid_to';
 
 const COLUMNS = new Set<string>([
   'id',
@@ -43,6 +55,17 @@ const COLUMNS = new Set<string>([
   'kind',
   'email',
   'is_owner',
+  'type',
+  'match_keys',
+  'memory_ids',
+  'entity_ids',
+  'subject_id',
+  'source_id',
+  'target_id',
+  'search_text',
+  'category',
+  'confidence',
+  'valid_to',
 ]);
 
 export type Predicate = string & { readonly __predicate: unique symbol };
@@ -92,6 +115,15 @@ export function arrayHasAny(name: Column, values: readonly string[]): Predicate 
   if (values.length === 0) return make('false');
   if (values.length === 1) return make(`array_has(${column(name)}, ${literal(values[0] ?? '')})`);
   return make(`array_has_any(${column(name)}, make_array(${values.map(literal).join(', ')}))`);
+}
+
+/** True when the text column contains `needle` as a substring (no LIKE wildcards to escape). */
+export function contains(name: Column, needle: string): Predicate {
+  return make(`strpos(${column(name)}, ${literal(needle)}) > 0`);
+}
+
+export function isNull(name: Column): Predicate {
+  return make(`${column(name)} IS NULL`);
 }
 
 export function and(...parts: readonly (Predicate | undefined)[]): Predicate {

@@ -101,3 +101,74 @@ export const jobsSchema = new Schema([
 ]);
 
 export const metaSchema = new Schema([str('key'), str('value')]);
+
+// ---- knowledge (knowledge-store.ts) ---------------------------------------------------------------------
+// New tables need no migration: openLanceStore creates missing tables empty.
+
+export const entitiesSchema = new Schema([
+  str('id'),
+  str('account_id'),
+  str('name'),
+  /** Lower-cased name: sortBy=name is case-insensitive. */
+  str('sort_name'),
+  str('type'),
+  strList('aliases'),
+  str('properties'),
+  num('mentions'),
+  num('first_seen'),
+  num('last_seen'),
+  strList('memory_ids'),
+  /** JSON: memory id -> { mentions, seenAt, names, properties } (what each memory contributed). */
+  str('documents'),
+  strList('match_keys'),
+  /** Lower-cased name and aliases, one per line: the substring search of GET /v1/entities. */
+  str('search_text'),
+]);
+
+export const factsSchema = new Schema([
+  str('id'),
+  str('account_id'),
+  str('subject_id'),
+  str('subject'),
+  str('predicate'),
+  str('object'),
+  str('object_id', true),
+  str('category'),
+  str('statement'),
+  num('confidence'),
+  str('source_document'),
+  str('source_excerpt'),
+  num('extracted_at'),
+  num('valid_from', true),
+  num('valid_to', true),
+  str('superseded_by', true),
+  strList('memory_ids'),
+  /** Subject and object entity ids: the entity filter of GET /v1/facts. */
+  strList('entity_ids'),
+  /** JSON: one entry per memory stating the fact. */
+  str('supports'),
+]);
+
+export const edgesSchema = new Schema([
+  str('id'),
+  str('account_id'),
+  str('source_id'),
+  str('target_id'),
+  str('relationship'),
+  num('strength'),
+  strList('memory_ids'),
+  str('supports'),
+]);
+
+/** Extraction state per memory, in its own table so the memories schema stays as it is. id = memory id. */
+export const extractionStatusSchema = new Schema([
+  str('id'),
+  str('account_id'),
+  str('status'),
+  str('error', true),
+  str('model'),
+  num('attempts'),
+  num('updated_at'),
+  num('entities'),
+  num('facts'),
+]);

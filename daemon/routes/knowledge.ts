@@ -1,0 +1,184 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  EntitiesQuery,
+  EntitiesResponse,
+  ErrorBody,
+  ExtractionStatusResponse,
+  ExtractRetryResponse,
+  FactsQuery,
+  FactsResponse,
+  GraphQuery,
+  GraphResponse,
+  MemoryParams,
+  type Entity,
+  type Fact,
+} from '../../src/api/contract.js';
+import { assertMemoryId } from '../../src/core/memory-service.js';
+import type { EntityRecord, FactRecord } from '../../src/core/knowledge/types.js';
+import type { AppDeps } from '../deps.js';
+import { requireAuth, requireWrite } from '../plugins/auth.js';
+import { iso } from '../present.js';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+
+function presentEntity(entity: EntityRecord): Entity {
+  return {
+    id: entity.id,
+    name: entity.name,
+    type: entity.type,
+    aliases: [...entity.aliases],
+    properties: { ...entity.properties },
+    mentions: entity.mentions,
+    firstSeen: iso(entity.firstSeen),
+    lastSeen: iso(entity.lastSeen),
+    relatedDocuments: [...entity.relatedDocuments],
+  };
+}
+
+function presentFact(fact: FactRecord): Fact {
+  return {
+    id: fact.id,
+    statement: fact.statement,
+    subject: fact.subject,
+    predicate: fact.predicate,
+    object: fact.object,
+    category: fact.category,
+    confidence: fact.confidence,
+    source: { ...fact.source },
+    extractedAt: iso(fact.extractedAt),
+    validFrom: fact.validFrom === null ? null : iso(fact.validFrom),
+    validTo: fact.validTo === null ? null : iso(fact.validTo),
+    supersededBy: fact.supersededBy,
+    supportingDocuments: [...new Set(fact.supports.map((support) => support.memoryId))],
+  };
+}
+
+export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/v1/entities',
+      {
+        schema: {
+          summary: 'Entities extracted from memories',
+          description:
+            'People, companies, products, concepts, locations, events and dates named in standard saves, with aliases merged. ' +
+            'search matches names and aliases (case-insensitive substring); stats counts every entity of the account by type.',
+          tags: ['knowledge'],
+          querystring: EntitiesQuery,
+          response: { 200: EntitiesResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { account } = requireAuth(request.auth);
+        const query = request.query;
+        const { items, total, stats } = await deps.knowledge.listEntities(account.id, query);
+        return {
+          success: true as const,
+          entities: items.map(presentEntity),
+          pagination: { limit: query.limit, offset: query.offset, total },
+          stats,
+        };
+      },
+    );
+
+    app.get(
+      '/v1/facts',
+      {
+        schema: {
+          summary: 'Facts extracted from memories',
+          description:
+            'Current facts by default, highest confidence first; includeSuperseded=true adds the facts that later ones replaced ' +
+            '(validTo set). confidence is a minimum; entity is a name, alias or id (facts whose subject or object it is).',
+          tags: ['knowledge'],
+          querystring: FactsQuery,
+          response: { 200: FactsResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { account } = requireAuth(request.auth);
+        const query = request.query;
+        const { items, total } = await deps.knowledge.listFacts(account.id, {
+          entity: query.entity,
+          category: query.category,
+          confidence: query.confidence,
+          includeSuperseded: query.includeSuperseded ?? false,
+          limit: query.limit,
+          offset: query.offset,
+        });
+        return { success: true as const, facts: items.map(presentFact), pagination: { limit: query.limit, offset: query.offset, total } };
+      },
+    );
+
+    app.get(
+      '/v1/graph',
+      {
+        schema: {
+          summary: 'The knowledge graph around an entity',
+          description:
+            'Breadth-first from entity (name, alias or id) up to depth 3; within each ring the strongest edges first, so limit ' +
+            'keeps the strongest neighbourhood. Without entity, the most mentioned entities and the edges among them. ' +
+            'An unknown entity gives an empty graph.',
+          tags: ['knowledge'],
+          querystring: GraphQuery,
+          response: { 200: GraphResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { account } = requireAuth(request.auth);
+        const graph = await deps.knowledge.graph(account.id, request.query);
+        return { success: true as const, ...graph };
+      },
+    );
+
+    app.get(
+      '/v1/extract/:id',
+      {
+        schema: {
+          summary: 'Extraction status of a memory',
+          description: 'Addition: pending, processing, completed or failed (with the reason). Turbo memories have none (404).',
+          tags: ['knowledge'],
+          params: MemoryParams,
+          response: { 200: ExtractionStatusResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { account } = requireAuth(request.auth);
+        assertMemoryId(request.params.id);
+        const status = await deps.knowledge.extractionStatus(account.id, request.params.id);
+        return {
+          success: true as const,
+          memoryId: status.memoryId,
+          status: status.status,
+          ...(status.error ? { error: status.error } : {}),
+          model: status.model,
+          attempts: status.attempts,
+          updatedAt: iso(status.updatedAt),
+          entities: status.entities,
+          facts: status.facts,
+        };
+      },
+    );
+
+    app.post(
+      '/v1/extract/retry',
+      {
+        schema: {
+          summary: 'Retry failed extractions',
+          description: 'Addition: runs extraction again for every memory whose extraction failed (in the background with Ollama).',
+          tags: ['knowledge'],
+          response: { 200: ExtractRetryResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { account } = requireWrite(request.auth);
+        const memoryIds = await deps.knowledge.retryFailed(account.id);
+        return {
+          success: true as const,
+          message: memoryIds.length === 0 ? 'No failed extractions.' : `Retrying ${memoryIds.length} extraction(s).`,
+          retried: memoryIds.length,
+          memoryIds,
+        };
+      },
+    );
+  };
+}

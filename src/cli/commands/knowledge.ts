@@ -1,0 +1,212 @@
+import type { Command } from 'commander';
+import {
+  ENTITY_SORTS,
+  ENTITY_TYPES,
+  FACT_CATEGORIES,
+  type EntitiesResponse,
+  type FactsResponse,
+  type GraphResponse,
+} from '../../api/contract.js';
+import { MemError } from '../../errors.js';
+import { clientFor } from '../context.js';
+import { parseNumber } from '../input.js';
+import { shortDate, style, table, terminalWidth, truncate } from '../output.js';
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new MemError('VALIDATION_ERROR', `${flag} must be one of ${allowed.join(', ')} (got "${value}").`);
+  }
+  return value as T;
+}
+
+const optionalNumber = (value: string | undefined, flag: string) => (value === undefined ? undefined : parseNumber(value, flag));
+
+function renderEntities(response: EntitiesResponse): string {
+  const { total, offset } = response.pagination;
+  if (response.entities.length === 0) return style.dim(total > 0 ? `No entities at offset ${offset} (${total} in all).` : 'No entities found.');
+  const rows = response.entities.map((entity) => [
+    truncate(entity.name, 32),
+    entity.type,
+    String(entity.mentions),
+    truncate(entity.aliases.join(', '), 30),
+    shortDate(entity.firstSeen),
+    shortDate(entity.lastSeen),
+    String(entity.relatedDocuments.length),
+  ]);
+  const stats = Object.entries(response.stats)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([type, count]) => `${type} ${count}`)
+    .join(', ');
+  return [
+    table(rows, ['NAME', 'TYPE', 'MENTIONS', 'ALIASES', 'FIRST SEEN', 'LAST SEEN', 'DOCS']),
+    style.dim(`${offset + 1}-${offset + response.entities.length} of ${total}${stats ? `  (${stats})` : ''}`),
+  ].join('\n');
+}
+
+function renderFacts(response: FactsResponse): string {
+  const { total, offset } = response.pagination;
+  if (response.facts.length === 0) return style.dim(total > 0 ? `No facts at offset ${offset} (${total} in all).` : 'No facts found.');
+  const width = terminalWidth();
+  const rows = response.facts.map((fact) => [
+    truncate(fact.subject, 24),
+    fact.predicate,
+    truncate(fact.object, 24),
+    fact.category,
+    fact.confidence.toFixed(2),
+    fact.validTo ? `until ${fact.validTo.slice(0, 10)}` : fact.validFrom ? `since ${fact.validFrom.slice(0, 10)}` : 'current',
+    truncate(fact.source.excerpt, Math.max(20, width - 100)),
+  ]);
+  return [
+    table(rows, ['SUBJECT', 'PREDICATE', 'OBJECT', 'CATEGORY', 'CONF', 'VALID', 'EXCERPT']),
+    style.dim(`${offset + 1}-${offset + response.facts.length} of ${total}`),
+  ].join('\n');
+}
+
+function renderGraph(response: GraphResponse): string {
+  if (response.nodes.length === 0) return style.dim('No entities in this graph.');
+  const names = new Map(response.nodes.map((node) => [node.id, node.name]));
+  const nodes = table(
+    response.nodes.map((node) => [truncate(node.name, 32), node.type, String(node.mentionCount)]),
+    ['NODE', 'TYPE', 'MENTIONS'],
+  );
+  const edges =
+    response.edges.length === 0
+      ? style.dim('No edges.')
+      : table(
+          response.edges.map((edge) => [
+            truncate(names.get(edge.source) ?? edge.source, 28),
+            edge.relationship,
+            truncate(names.get(edge.target) ?? edge.target, 28),
+            edge.strength.toFixed(2),
+          ]),
+          ['SOURCE', 'RELATIONSHIP', 'TARGET', 'STRENGTH'],
+        );
+  const types = Object.entries(response.stats.types)
+    .map(([type, count]) => `${type} ${count}`)
+    .join(', ');
+  return [nodes, '', edges, style.dim(`${response.stats.totalNodes} nodes, ${response.stats.totalEdges} edges (${types})`)].join('\n');
+}
+
+export function registerKnowledgeCommands(program: Command): void {
+  program
+    .command('entities')
+    .description('List the people, companies, places... extracted from your memories')
+    .option('-t, --type <type>', `only this type: ${ENTITY_TYPES.join('|')}`)
+    .option('-s, --search <text>', 'names or aliases containing this (case-insensitive)')
+    .option('--sort <by>', `order: ${ENTITY_SORTS.join('|')}`, 'mentions')
+    .option('-n, --limit <n>', 'entities per page', '50')
+    .option('--offset <n>', 'skip this many', '0')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mem entities --type person
+  $ mem entities --search acme --json
+  $ mem entities --sort recent --limit 10`,
+    )
+    .action(async (options: Record<string, string | undefined>, command: Command) => {
+      const params = {
+        type: oneOf(options.type, ENTITY_TYPES, '--type'),
+        search: options.search,
+        sortBy: oneOf(options.sort, ENTITY_SORTS, '--sort'),
+        limit: optionalNumber(options.limit, '--limit'),
+        offset: optionalNumber(options.offset, '--offset'),
+      };
+      const { client, output } = await clientFor(command);
+      const response = await client.entities(params);
+      output.result(response, () => renderEntities(response));
+    });
+
+  program
+    .command('facts')
+    .description('List facts extracted from your memories, with confidence, source excerpt and validity')
+    .option('-e, --entity <name>', 'facts about this entity (name, alias or id)')
+    .option('-c, --category <category>', `only this category: ${FACT_CATEGORIES.join('|')}`)
+    .option('--confidence <min>', 'minimum confidence 0-1')
+    .option('--history', 'include facts that later ones superseded')
+    .option('-n, --limit <n>', 'facts per page', '50')
+    .option('--offset <n>', 'skip this many', '0')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mem facts --entity "Sarah Chen"
+  $ mem facts --category role --confidence 0.8
+  $ mem facts --entity Acme --history --json`,
+    )
+    .action(async (options: Record<string, string | boolean | undefined>, command: Command) => {
+      const params = {
+        entity: options.entity as string | undefined,
+        category: oneOf(options.category as string | undefined, FACT_CATEGORIES, '--category'),
+        confidence: optionalNumber(options.confidence as string | undefined, '--confidence'),
+        includeSuperseded: options.history ? true : undefined,
+        limit: optionalNumber(options.limit as string | undefined, '--limit'),
+        offset: optionalNumber(options.offset as string | undefined, '--offset'),
+      };
+      const { client, output } = await clientFor(command);
+      const response = await client.facts(params);
+      output.result(response, () => renderFacts(response));
+    });
+
+  program
+    .command('graph')
+    .description('Show the knowledge graph around an entity (breadth-first, strongest edges first)')
+    .option('-e, --entity <name>', 'start from this entity (name, alias or id); default: the most mentioned')
+    .option('-t, --type <type>', `only nodes of this type: ${ENTITY_TYPES.join('|')}`)
+    .option('-d, --depth <n>', 'hops from the entity, 1-3', '1')
+    .option('-n, --limit <n>', 'most nodes', '50')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mem graph --entity "Acme Corp" --depth 2
+  $ mem graph --type person --limit 20
+  $ mem graph --entity "Sarah Chen" --json`,
+    )
+    .action(async (options: Record<string, string | undefined>, command: Command) => {
+      const params = {
+        entity: options.entity,
+        type: oneOf(options.type, ENTITY_TYPES, '--type'),
+        depth: optionalNumber(options.depth, '--depth'),
+        limit: optionalNumber(options.limit, '--limit'),
+      };
+      const { client, output } = await clientFor(command);
+      const response = await client.graph(params);
+      output.result(response, () => renderGraph(response));
+    });
+
+  program
+    .command('extract')
+    .description('Extraction status of a memory, or retry the extractions that failed')
+    .argument('[id]', 'memory id: show its extraction status')
+    .option('--retry-failed', 'run extraction again for every memory whose extraction failed')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mem extract mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G
+  $ mem extract --retry-failed`,
+    )
+    .action(async (id: string | undefined, options: { retryFailed?: boolean }, command: Command) => {
+      if (!options.retryFailed && id === undefined) {
+        throw new MemError('VALIDATION_ERROR', 'Give a memory id, or --retry-failed.', { hint: 'mem extract --retry-failed' });
+      }
+      const { client, output } = await clientFor(command);
+      if (options.retryFailed) {
+        const response = await client.retryExtractions();
+        output.result(response, () => response.message);
+        return;
+      }
+      const status = await client.extractionStatus(id as string);
+      output.result(status, () =>
+        [
+          `${status.memoryId}: ${status.status === 'failed' ? style.red('failed') : status.status} (${status.model}, ${status.attempts} attempt${status.attempts === 1 ? '' : 's'})`,
+          status.status === 'completed' ? `${status.entities} entities, ${status.facts} facts` : '',
+          status.error ? `reason: ${status.error}` : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      );
+    });
+}

@@ -1,0 +1,202 @@
+import type { AnswerChunk, AnswerSource, AnswerTier, LanguageModel } from '../../providers/spec.js';
+import type { MemoryService, SearchHit } from '../memory-service.js';
+import type { MemoryFilter, MemoryRecord } from '../types.js';
+import { contentWords } from './text.js';
+
+/** The spec's fixed answer when nothing relevant is found. */
+export const NO_RESULT_ANSWER = "I don't have enough information in your memories to answer that.";
+/**
+ * Which retrieved memories an answer may draw on: those scoring at least the search's default threshold
+ * (0.5), and those scoring at least ASK_FLOOR that share a word (not a stopword) with the question. Scores
+ * are calibrated on large collections; in a small one BM25 adds little and a clearly relevant memory can
+ * score 0.1-0.4, while unrelated ones stay near 0.01-0.07 and share no words with the question.
+ */
+export const ASK_THRESHOLD = 0.5;
+export const ASK_FLOOR = 0.1;
+
+export interface AskInput {
+  readonly query: string;
+  readonly limit: number;
+  readonly filter: MemoryFilter;
+  readonly tier: AnswerTier;
+  /** Hybrid (semantic + keywords) retrieval; turbo ask uses semantic only. */
+  readonly hybrid: boolean;
+}
+
+export interface AskContextItem {
+  readonly memory: MemoryRecord;
+  readonly relevance: number;
+}
+
+export interface AskResult {
+  readonly answer: string;
+  readonly confidence: number;
+  readonly tokensUsed: number;
+  readonly noResult: boolean;
+  readonly suggestion?: string;
+  /** The memories retrieved, best first (the route shows them with includeContext). */
+  readonly context: readonly AskContextItem[];
+  /** The memories the answer cites, in the order it uses them. */
+  readonly sources: readonly { readonly id: string; readonly title: string }[];
+  /** Which model answered, e.g. `builtin/extractive`. */
+  readonly model: string;
+}
+
+/**
+ * An answer in progress: retrieval is done and the model has produced its first chunk (so an unavailable
+ * model fails before anything is streamed). Iterate `deltas` to get the text as it comes; `result` settles
+ * once they are consumed.
+ */
+export interface AnswerRun {
+  readonly deltas: AsyncIterable<string>;
+  readonly result: Promise<AskResult>;
+}
+
+/** A memory's own date: metadata.date when it holds one (an imported note's date), else when it was saved. */
+export function memoryDate(memory: MemoryRecord): number {
+  const value = memory.metadata.date;
+  const parsed = typeof value === 'string' ? Date.parse(value) : typeof value === 'number' ? value : Number.NaN;
+  return Number.isFinite(parsed) ? parsed : memory.createdAt;
+}
+
+/** Share of the answer's content words that occur in the memories it draws on: how grounded it is. */
+export function grounding(answer: string, sources: readonly { readonly content: string }[]): number {
+  const answerWords = contentWords(answer);
+  if (answerWords.length === 0) return 0;
+  const present = new Set(sources.flatMap((source) => contentWords(source.content)));
+  return answerWords.filter((word) => present.has(word)).length / answerWords.length;
+}
+
+/**
+ * confidence = retrieval × (0.5 + 0.5 × support), rounded to 2 decimals. retrieval: the mean relevance of
+ * the memories the answer cites (the best memory's when it cites none); support: how well those memories
+ * back the answer (the answerer's own measure when it has one, else the share of the answer's words found
+ * in them). An answer is never more confident than its retrieval, and an unsupported one gets half of it.
+ */
+export function confidenceOf(citedRelevance: readonly number[], topRelevance: number, support: number): number {
+  const retrieval = citedRelevance.length > 0 ? citedRelevance.reduce((sum, value) => sum + value, 0) / citedRelevance.length : topRelevance;
+  const clamped = Math.max(0, Math.min(1, support));
+  return Math.round(retrieval * (0.5 + 0.5 * clamped) * 100) / 100;
+}
+
+function suggestionFor(input: AskInput): string {
+  const filtered = input.filter.spaceId !== undefined || (input.filter.tags?.length ?? 0) > 0 || input.filter.after !== undefined || input.filter.before !== undefined;
+  return filtered
+    ? 'No memory within the filters (space, tags, dates) is relevant: widen or remove them, rephrase the question, or save what you know about it first.'
+    : 'Rephrase the question with the words your notes would use, or save a memory about it first (mem save "...").';
+}
+
+/**
+ * Ask: retrieve the memories relevant to a question (hybrid search honouring limit and filters), then
+ * answer from them alone with the configured LanguageModel, citing them.
+ */
+export class AskService {
+  constructor(
+    private readonly memories: MemoryService,
+    private readonly model: LanguageModel,
+  ) {}
+
+  /** The model that would answer this tier (`builtin/extractive`, `ollama/llama3.2`). */
+  modelFor(tier: AnswerTier): string {
+    return this.model.modelFor(tier);
+  }
+
+  async ask(accountId: string, input: AskInput, signal?: AbortSignal): Promise<AskResult> {
+    const run = await this.start(accountId, input, signal);
+    for await (const _delta of run.deltas) {
+      // consumed for the result
+    }
+    return run.result;
+  }
+
+  async start(accountId: string, input: AskInput, signal?: AbortSignal): Promise<AnswerRun> {
+    const { hits } = await this.memories.search(accountId, {
+      query: input.query,
+      limit: input.limit,
+      offset: 0,
+      threshold: ASK_FLOOR,
+      hybrid: input.hybrid,
+      filter: input.filter,
+    });
+    const questionWords = new Set(contentWords(input.query));
+    const relevant = (hit: SearchHit) =>
+      hit.score >= ASK_THRESHOLD || contentWords(`${hit.memory.title} ${hit.memory.content}`).some((word) => questionWords.has(word));
+    const context = hits.filter(relevant).map((hit) => ({ memory: hit.memory, relevance: hit.score }));
+    if (context.length === 0) {
+      const result: AskResult = {
+        answer: NO_RESULT_ANSWER,
+        confidence: 0,
+        tokensUsed: 0,
+        noResult: true,
+        suggestion: suggestionFor(input),
+        context,
+        sources: [],
+        model: this.model.modelFor(input.tier),
+      };
+      return { deltas: (async function* () { yield NO_RESULT_ANSWER; })(), result: Promise.resolve(result) };
+    }
+
+    const sources: AnswerSource[] = context.map(({ memory, relevance }) => ({
+      id: memory.id,
+      title: memory.title,
+      content: memory.content,
+      relevance,
+      date: memoryDate(memory),
+    }));
+    // Search embedded the question already; the cached vector spares the answerer another embed.
+    const questionVector = await this.memories.embedQuery(input.query);
+    const iterator = this.model
+      .answer({ question: input.query, sources, tier: input.tier, questionVector, ...(signal ? { signal } : {}) })
+      [Symbol.asyncIterator]();
+    const first = await iterator.next();
+
+    let settle!: (result: AskResult) => void;
+    let fail!: (error: unknown) => void;
+    const result = new Promise<AskResult>((resolve, reject) => {
+      settle = resolve;
+      fail = reject;
+    });
+    // A consumer that stops early never reads the result: that must not surface as an unhandled rejection.
+    result.catch(() => undefined);
+    const model = this.model;
+
+    async function* deltas(): AsyncGenerator<string> {
+      let current = first;
+      let text = '';
+      let finish: Extract<AnswerChunk, { type: 'finish' }> | undefined;
+      let completed = false;
+      try {
+        while (!current.done) {
+          const chunk = current.value;
+          if (chunk.type === 'delta') {
+            text += chunk.text;
+            yield chunk.text;
+          } else finish = chunk;
+          current = await iterator.next();
+        }
+        completed = true;
+      } catch (error) {
+        fail(error);
+        throw error;
+      } finally {
+        if (!completed) await iterator.return?.();
+      }
+      const answer = text.trim();
+      const cited = (finish?.cited ?? []).map((id) => context.find((item) => item.memory.id === id)).filter((item) => item !== undefined);
+      const backing = cited.length > 0 ? cited : context.slice(0, 1);
+      const support = finish?.support ?? grounding(answer, backing.map((item) => item.memory));
+      const usage = finish?.usage ?? { promptTokens: 0, completionTokens: 0 };
+      settle({
+        answer: answer || NO_RESULT_ANSWER,
+        confidence: answer ? confidenceOf(cited.map((item) => item.relevance), context[0]?.relevance ?? 0, support) : 0,
+        tokensUsed: usage.promptTokens + usage.completionTokens,
+        noResult: !answer,
+        ...(answer ? {} : { suggestion: suggestionFor(input) }),
+        context,
+        sources: cited.map((item) => ({ id: item.memory.id, title: item.memory.title })),
+        model: finish?.model ?? model.modelFor(input.tier),
+      });
+    }
+    return { deltas: deltas(), result };
+  }
+}

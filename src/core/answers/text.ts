@@ -1,0 +1,233 @@
+/**
+ * Small, dependency-free text helpers shared by the answer services and the built-in answerer: word
+ * tokens, stopwords, proper-noun phrases, and date phrases (found, and relative ones resolved against the
+ * date a memory was written). Deliberately light: they run on every ask and remind, in microseconds.
+ */
+
+const STOPWORDS = new Set(
+  (
+    'a about above after again against all also am an and any are as at be because been before being below ' +
+    'between both but by can could did do does doing done down during each few for from further get got had has ' +
+    'have having he her here hers herself him himself his how i if in into is it its itself just let me more most ' +
+    'my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some ' +
+    'such than that the their theirs them themselves then there these they this those through to too under until ' +
+    'up very was we were what when where which while who whom why will with would you your yours yourself ' +
+    'yourselves i\'m it\'s don\'t didn\'t what\'s that\'s there\'s one ever any many much kind thing things really ' +
+    'yes yeah oh ok okay well like going go went gonna know think thought make made'
+  ).split(' '),
+);
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+/** Verbs and nouns that open notes ("Met Sarah", "Call Bob"): capitalised only because they come first. */
+const OPENERS = new Set(
+  'met meet call called ask asked email emailed tell told send sent pay paid buy bought talk talked lunch dinner visit visited remind check review discuss discussed plan book booked follow note todo ask'.split(' '),
+);
+
+/** Capitalised words that are not names: pronouns, calendar words, sentence openers. */
+const NOT_NAMES = new Set([...MONTHS, ...WEEKDAYS, 'I', 'I\'m', 'I\'ve', 'I\'ll', 'I\'d', 'OK', 'Ok', 'Hey', 'Hi', 'Hello', 'Thanks', 'Wow', 'Yes', 'No', 'Oh']);
+
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word.toLowerCase());
+}
+
+/** Lower-cased word tokens (letters and digits, inner apostrophes kept). */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
+}
+
+/** A crude stem so that "meeting"/"meetings"/"meet" and "review"/"reviews" match. */
+export function stem(word: string): string {
+  if (word.length <= 4) return word;
+  return word.replace(/(?:ing|ed|es|s)$/u, '') || word;
+}
+
+/** Stemmed content words: stopwords and one-letter tokens removed. */
+export function contentWords(text: string): string[] {
+  return words(text)
+    .filter((word) => word.length > 1 && !STOPWORDS.has(word))
+    .map(stem);
+}
+
+/** Tokens as a reader counts them: words, numbers and punctuation marks. */
+export function countTokens(text: string): number {
+  return text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)?.length ?? 0;
+}
+
+/** Sentences of a text (paragraph breaks end a sentence too). */
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  for (const paragraph of text.split(/\n\s*\n|\r\n\s*\r\n|\n(?=\s*[-*•]\s)/)) {
+    const parts = paragraph.replace(/\s+/g, ' ').trim().match(/[^.!?]+(?:[.!?]+["')\]]*|$)\s*/g) ?? [];
+    for (const part of parts) {
+      const sentence = part.trim();
+      if (sentence) out.push(sentence);
+    }
+  }
+  return out;
+}
+
+/**
+ * Capitalised phrases that look like names (people, organisations, places): "Sarah Chen", "Acme Corp".
+ * A sentence's first word counts only when it is not a common word; calendar words are not names.
+ */
+export function properNouns(text: string): string[] {
+  const found = new Map<string, string>();
+  for (const sentence of sentences(text)) {
+    const pattern = /\p{Lu}[\p{L}\p{N}&'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?\p{Lu}[\p{L}\p{N}&'’-]*)*/gu;
+    for (const match of sentence.matchAll(pattern)) {
+      let parts = match[0].split(/\s+/);
+      const atStart = sentence.slice(0, match.index).trim().replace(/^["'(\[]+/, '') === '';
+      if (atStart && parts.length > 0 && (isStopword(parts[0] ?? '') || OPENERS.has((parts[0] ?? '').toLowerCase()) || /(?:ing|ed)$/.test(parts[0] ?? '') || parts.length === 1)) {
+        // "Preparing the review", "The plan", a lone capitalised opener: not a name by itself.
+        if (parts.length === 1 && !/^\p{Lu}{2,}$/u.test(parts[0] ?? '')) parts = [];
+        else if (parts.length > 1) parts = parts.slice(1);
+      }
+      parts = parts.map((part) => part.replace(/['’]s$/u, ''));
+      while (parts.length > 0 && NOT_NAMES.has(parts[0] ?? '')) parts = parts.slice(1);
+      while (parts.length > 0 && NOT_NAMES.has(parts[parts.length - 1] ?? '')) parts = parts.slice(0, -1);
+      const phrase = parts.join(' ').trim();
+      if (phrase.length > 1 && !isStopword(phrase)) found.set(phrase.toLowerCase(), phrase);
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * Names shared by two texts, as written in `text`: a phrase is shared when one text's phrase contains the
+ * other's as whole words ("Sarah" and "Sarah Chen"); the shorter, common form is reported.
+ */
+export function sharedNames(context: string, text: string): string[] {
+  const ours = properNouns(context).map((phrase) => phrase.toLowerCase().split(/\s+/));
+  const shared = new Map<string, string>();
+  for (const phrase of properNouns(text)) {
+    const parts = phrase.split(/\s+/);
+    const lower = parts.map((part) => part.toLowerCase());
+    for (const other of ours) {
+      if (indexOfRun(other, lower) >= 0) shared.set(phrase.toLowerCase(), phrase);
+      else {
+        const at = indexOfRun(lower, other);
+        if (at >= 0) shared.set(other.join(' '), parts.slice(at, at + other.length).join(' '));
+      }
+    }
+  }
+  // "Sarah" and "Sarah Chen" both matched: keep the longer.
+  const names = [...new Set(shared.values())];
+  return names.filter((name) => !names.some((longer) => longer !== name && ` ${longer} `.includes(` ${name} `)));
+}
+
+/** Where `needle` occurs as a run of whole words inside `haystack`, or -1. */
+function indexOfRun(haystack: readonly string[], needle: readonly string[]): number {
+  if (needle.length === 0 || needle.length > haystack.length) return -1;
+  for (let start = 0; start + needle.length <= haystack.length; start++) {
+    if (needle.every((word, offset) => haystack[start + offset] === word)) return start;
+  }
+  return -1;
+}
+
+// ---- dates ------------------------------------------------------------------------------------------
+
+const MONTH_RE = `(?:${MONTHS.join('|')}|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\\.?`;
+const WEEKDAY_RE = `(?:${WEEKDAYS.join('|')})`;
+const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, few: 3, couple: 2 };
+
+/** Explicit dates: "8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "Tuesday", "next week", "tomorrow". */
+const EXPLICIT_DATE = new RegExp(
+  [
+    `\\b\\d{4}-\\d{2}-\\d{2}\\b`,
+    `\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH_RE}(?:,?\\s+\\d{4})?`,
+    `\\b${MONTH_RE}\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?`,
+    `\\b${MONTH_RE}\\s+\\d{4}\\b`,
+    `\\b(?:next|this|on|by|until)\\s+${WEEKDAY_RE}\\b`,
+    `\\b${WEEKDAY_RE}\\b`,
+    `\\b(?:tomorrow|tonight|today|next (?:week|month|year|weekend)|this (?:week|weekend|month)|end of (?:the|this|next) (?:week|month|quarter|year))\\b`,
+    `\\bin \\d{4}\\b`,
+  ].join('|'),
+  'i',
+);
+
+/** Phrases relative to when the memory was written, which an answer must turn into a date. */
+const RELATIVE_DATE = new RegExp(
+  [
+    `\\byesterday\\b`,
+    `\\b(?:last|past) (?:week|weekend|month|year|night|${WEEKDAY_RE})\\b`,
+    `\\b(?:a|an|one|two|three|four|five|six|few|couple(?: of)?) (?:days?|weeks?|months?|years?) ago\\b`,
+    `\\b\\d+ (?:days?|weeks?|months?|years?) ago\\b`,
+    `\\b(?:today|this morning|tonight|this (?:week|weekend|month|year)|earlier today)\\b`,
+    `\\b(?:next|this coming) (?:week|month|year|weekend)\\b`,
+    `\\btomorrow\\b`,
+  ].join('|'),
+  'i',
+);
+
+export function findExplicitDate(text: string): string | undefined {
+  return EXPLICIT_DATE.exec(text)?.[0];
+}
+
+export function findRelativeDate(text: string): string | undefined {
+  return RELATIVE_DATE.exec(text)?.[0];
+}
+
+export function hasDate(text: string): boolean {
+  return EXPLICIT_DATE.test(text) || RELATIVE_DATE.test(text);
+}
+
+/** "7 May 2023": the way people (and LoCoMo's answers) write a day. */
+export function formatDay(ms: number): string {
+  const date = new Date(ms);
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
+const DAY = 86_400_000;
+
+/**
+ * Turns a relative phrase into what it meant on `base` (epoch ms): "yesterday" written on 8 May 2023 is
+ * "7 May 2023"; "last week" is "the week before 8 May 2023"; "last year" is "2022". Undefined when the
+ * phrase is not one it knows.
+ */
+export function resolveRelativeDate(phrase: string, base: number): string | undefined {
+  const text = phrase.toLowerCase().trim();
+  const year = new Date(base).getUTCFullYear();
+  if (text === 'yesterday') return formatDay(base - DAY);
+  if (/^(?:today|this morning|tonight|earlier today)$/.test(text)) return formatDay(base);
+  if (text === 'tomorrow') return formatDay(base + DAY);
+  const ago = /^(\d+|a|an|one|two|three|four|five|six|few|couple(?: of)?) (day|week|month|year)s? ago$/.exec(text);
+  if (ago) {
+    const amount = /^\d+$/.test(ago[1] ?? '') ? Number(ago[1]) : (NUMBER_WORDS[(ago[1] ?? '').replace(/ of$/, '')] ?? 1);
+    const unit = ago[2];
+    if (unit === 'day') return formatDay(base - amount * DAY);
+    if (unit === 'week') return amount === 1 ? `the week before ${formatDay(base)}` : `${amount} weeks before ${formatDay(base)}`;
+    if (unit === 'month') {
+      const date = new Date(base);
+      date.setUTCMonth(date.getUTCMonth() - amount);
+      return `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+    }
+    return String(year - amount);
+  }
+  const last = /^(?:last|past) (.+)$/.exec(text);
+  if (last) {
+    const what = last[1] ?? '';
+    if (what === 'year') return String(year - 1);
+    if (what === 'night') return formatDay(base - DAY);
+    if (what === 'month') {
+      const date = new Date(base);
+      date.setUTCMonth(date.getUTCMonth() - 1);
+      return `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+    }
+    if (what === 'week' || what === 'weekend') return `the ${what} before ${formatDay(base)}`;
+    const weekday = WEEKDAYS.findIndex((day) => day.toLowerCase() === what);
+    if (weekday >= 0) {
+      const today = new Date(base).getUTCDay();
+      const back = ((today - weekday + 7) % 7) || 7;
+      return formatDay(base - back * DAY);
+    }
+  }
+  const upcoming = /^(?:next|this coming|this) (week|weekend|month|year)$/.exec(text);
+  if (upcoming) {
+    const what = upcoming[1] ?? '';
+    if (text.startsWith('this ')) return `the ${what} of ${formatDay(base)}`;
+    if (what === 'year') return String(year + 1);
+    return `the ${what} after ${formatDay(base)}`;
+  }
+  return undefined;
+}

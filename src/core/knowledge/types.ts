@@ -1,0 +1,158 @@
+import type { EntityType, FactCategory } from '../../providers/spec.js';
+
+/**
+ * Knowledge records as the store keeps them. Every entity, fact and edge keeps what each memory contributed
+ * (`documents`, `supports`), and its visible fields (mentions, aliases, confidence, strength...) are derived
+ * from those contributions. Forgetting a memory removes its contributions and re-derives: nothing can be left
+ * pointing at a deleted memory, and a merge is undone exactly when its evidence goes.
+ */
+
+/** What one memory says about an entity. */
+export interface EntityContribution {
+  /** Mentions in that memory. */
+  readonly mentions: number;
+  /** The memory's createdAt: first/last seen are the earliest/latest of these. */
+  readonly seenAt: number;
+  /** Names that memory uses for the entity (the first is its best one). */
+  readonly names: readonly string[];
+  readonly properties: Readonly<Record<string, string | number | boolean>>;
+}
+
+export interface EntityRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly type: EntityType;
+  readonly aliases: readonly string[];
+  readonly properties: Readonly<Record<string, string | number | boolean>>;
+  readonly mentions: number;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  /** Memory ids, oldest first. */
+  readonly relatedDocuments: readonly string[];
+  readonly documents: Readonly<Record<string, EntityContribution>>;
+  /** Lookup keys (see names.ts): normalised names, tokens, acronyms. */
+  readonly matchKeys: readonly string[];
+}
+
+/** One memory stating a fact. */
+export interface FactSupport {
+  readonly memoryId: string;
+  readonly statement: string;
+  readonly excerpt: string;
+  readonly confidence: number;
+  readonly extractedAt: number;
+  /** When the text says the fact became true (epoch ms). */
+  readonly validFrom: number | null;
+  /** The memory's createdAt: orders facts without a validFrom. */
+  readonly statedAt: number;
+}
+
+export interface FactRecord {
+  readonly id: string;
+  readonly subjectId: string;
+  readonly subject: string;
+  readonly predicate: string;
+  readonly object: string;
+  /** Set when the object is an entity. */
+  readonly objectId: string | null;
+  readonly category: FactCategory;
+  readonly statement: string;
+  readonly confidence: number;
+  /** The latest supporting memory. */
+  readonly source: { readonly documentId: string; readonly excerpt: string };
+  readonly extractedAt: number;
+  readonly validFrom: number | null;
+  /** When a later contradicting fact took over; null while current. */
+  readonly validTo: number | null;
+  readonly supersededBy: string | null;
+  readonly supports: readonly FactSupport[];
+}
+
+export interface EdgeSupport {
+  readonly memoryId: string;
+  readonly confidence: number;
+}
+
+export interface EdgeRecord {
+  readonly id: string;
+  readonly sourceId: string;
+  readonly targetId: string;
+  readonly relationship: string;
+  /** 0-1 from how often and how confidently the relation is stated (see strength() in derive.ts). */
+  readonly strength: number;
+  readonly supports: readonly EdgeSupport[];
+}
+
+export type ExtractionState = 'pending' | 'processing' | 'completed' | 'failed';
+
+/** Extraction state of one memory (turbo memories have none). */
+export interface ExtractionStatusRecord {
+  readonly memoryId: string;
+  readonly status: ExtractionState;
+  readonly error: string | null;
+  /** e.g. builtin/rules-v1, ollama/llama3.2 */
+  readonly model: string;
+  readonly attempts: number;
+  readonly updatedAt: number;
+  readonly entities: number;
+  readonly facts: number;
+}
+
+export type EntitySort = 'mentions' | 'name' | 'recent';
+
+export interface EntityListRequest {
+  readonly type?: EntityType | undefined;
+  /** Case-insensitive substring of the name or an alias. */
+  readonly search?: string | undefined;
+  readonly sortBy: EntitySort;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface FactListRequest {
+  /** Facts whose subject or object is one of these entities. */
+  readonly entityIds?: readonly string[] | undefined;
+  readonly category?: FactCategory | undefined;
+  readonly minConfidence?: number | undefined;
+  readonly includeSuperseded: boolean;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface KnowledgeChanges {
+  readonly upsertEntities?: readonly EntityRecord[];
+  readonly deleteEntities?: readonly string[];
+  readonly upsertFacts?: readonly FactRecord[];
+  readonly deleteFacts?: readonly string[];
+  readonly upsertEdges?: readonly EdgeRecord[];
+  readonly deleteEdges?: readonly string[];
+}
+
+/**
+ * Knowledge tables of one account (the store adds the account predicate to every query).
+ */
+export interface KnowledgeStore {
+  readonly accountId: string;
+  /** Entities having any of these match keys. */
+  entitiesByKeys(keys: readonly string[]): Promise<EntityRecord[]>;
+  entitiesByIds(ids: readonly string[]): Promise<EntityRecord[]>;
+  entitiesOfMemory(memoryId: string): Promise<EntityRecord[]>;
+  listEntities(request: EntityListRequest): Promise<{ items: EntityRecord[]; total: number }>;
+  /** Entity count per type over the whole account. */
+  entityTypeCounts(): Promise<Record<string, number>>;
+  /** Top entities by mentions (optionally of one type). */
+  topEntities(limit: number, type?: EntityType): Promise<EntityRecord[]>;
+  factsOfMemory(memoryId: string): Promise<FactRecord[]>;
+  factsOfSubjects(subjectIds: readonly string[]): Promise<FactRecord[]>;
+  listFacts(request: FactListRequest): Promise<{ items: FactRecord[]; total: number }>;
+  edgesOfMemory(memoryId: string): Promise<EdgeRecord[]>;
+  /** Edges with an end in `ids` (both ends in `ids` with `within`). */
+  edgesTouching(ids: readonly string[], within?: boolean): Promise<EdgeRecord[]>;
+  write(changes: KnowledgeChanges): Promise<void>;
+  getStatus(memoryId: string): Promise<ExtractionStatusRecord | null>;
+  putStatus(record: ExtractionStatusRecord): Promise<void>;
+  deleteStatus(memoryIds: readonly string[]): Promise<void>;
+  statusesIn(states: readonly ExtractionState[]): Promise<ExtractionStatusRecord[]>;
+  /** Row counts of every knowledge table for this account (tests check nothing is orphaned). */
+  counts(): Promise<{ entities: number; facts: number; edges: number; statuses: number }>;
+}

@@ -1,0 +1,912 @@
+import { core, nameMatch, nameQuality, normalise } from '../../core/knowledge/names.js';
+import type {
+  EntityType,
+  ExtractedEntity,
+  ExtractedFact,
+  ExtractedRelationship,
+  Extraction,
+  ExtractRequest,
+  Extractor,
+  FactCategory,
+} from '../spec.js';
+import {
+  COMPANY_CONTEXT_BEFORE,
+  COMPANY_SUFFIXES,
+  COMPANY_WORDS,
+  EVENT_CONTEXT_BEFORE,
+  EVENT_WORDS,
+  HONORIFICS,
+  JOB_TITLES,
+  LOCATION_CONTEXT_BEFORE,
+  LOCATION_WORDS,
+  METRIC_NAMES,
+  NOT_NAMES,
+  PERSON_CONTEXT_AFTER,
+  PERSON_CONTEXT_BEFORE,
+  PRODUCT_CONTEXT_BEFORE,
+  PRODUCT_WORDS,
+  ROLE_TITLES,
+} from './extraction-lexicon.js';
+
+/**
+ * The offline extractor: wink-nlp splits sentences and tags parts of speech (its proper-noun runs are the
+ * candidate names), compromise recognises people and places it knows, compromise-dates reads dates, and
+ * the rules here type each name from its words and context, group aliases within the text, and read facts
+ * and relationships from common sentence patterns. Deterministic; a few milliseconds per note once loaded.
+ *
+ * Confidences are per pattern, set from their precision on the labelled set (bench/extraction.ts).
+ */
+
+interface Nlp {
+  compromise: CompromiseFn;
+  wink: WinkInstance;
+}
+
+// Minimal structural types of the parts of compromise and wink-nlp used here.
+interface CompromiseView {
+  people(): CompromiseView;
+  places(): CompromiseView;
+  organizations(): CompromiseView;
+  dates(options?: { today?: string }): CompromiseView;
+  out(format: 'array'): string[];
+  match(pattern: string): CompromiseView;
+  json(): { text: string; dates?: { start?: string } }[];
+}
+type CompromiseFn = ((text: string) => CompromiseView) & { plugin(plugin: unknown): void };
+interface WinkItemTokens {
+  out(what?: unknown): string[];
+}
+interface WinkSentence {
+  tokens(): WinkItemTokens;
+}
+interface WinkDoc {
+  sentences(): { each(callback: (sentence: WinkSentence) => void): void };
+}
+interface WinkInstance {
+  readDoc(text: string): WinkDoc;
+  its: { pos: unknown; precedingSpaces: unknown; value: unknown };
+}
+
+let loading: Promise<Nlp> | undefined;
+
+/** The NLP libraries load once, on first use (~0.3 s), not when the daemon starts. */
+function loadNlp(): Promise<Nlp> {
+  loading ??= (async () => {
+    const [{ default: compromise }, { default: dates }, { default: winkNLP }, { default: model }] = await Promise.all([
+      import('compromise'),
+      import('compromise-dates'),
+      import('wink-nlp'),
+      import('wink-eng-lite-web-model'),
+    ]);
+    (compromise as unknown as CompromiseFn).plugin(dates);
+    const wink = (winkNLP as unknown as (model: unknown) => WinkInstance)(model);
+    return { compromise: compromise as unknown as CompromiseFn, wink };
+  })();
+  return loading;
+}
+
+interface Token {
+  readonly text: string;
+  readonly pos: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+interface Sentence {
+  readonly text: string;
+  readonly tokens: Token[];
+}
+
+interface Mention {
+  /** Key of the name group (normalised core). */
+  key: string;
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly sentence: number;
+  /** A pronoun standing for the entity. */
+  readonly pronoun?: boolean;
+}
+
+interface Candidate {
+  readonly key: string;
+  readonly names: Map<string, number>;
+  readonly scores: Record<EntityType, number>;
+  mentions: number;
+  firstIndex: number;
+  sentenceInitialOnly: boolean;
+}
+
+const NAME_PREFIXES = new Set(['new', 'big', 'old', 'great', 'grand', 'north', 'south', 'east', 'west', 'first', 'san', 'saint', 'st', 'fort', 'port', 'mount', 'lake', 'upper', 'lower', 'little']);
+/** Family words before a name: "Uncle Piotr" is Piotr. */
+const KINSHIP = new Set(['uncle', 'aunt', 'auntie', 'cousin', 'grandma', 'grandpa', 'grandmother', 'grandfather', 'sister', 'brother', 'mom', 'dad', 'nephew', 'niece']);
+const CONNECTORS = new Set(['of', '&', 'de', 'van', 'von', 'der', 'da', 'du', 'la', 'del', 'le', 'y', 'di']);
+const CLOSED_POS = new Set(['PRON', 'DET', 'ADP', 'CCONJ', 'SCONJ', 'AUX', 'PUNCT', 'SYM', 'PART', 'SPACE', 'INTJ']);
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const alternation = (words: readonly string[]) =>
+  [...words].sort((a, b) => b.length - a.length).map((word) => escape(word).replace(/ /g, '\\s+')).join('|');
+
+const ROLE_RE = alternation(Object.keys(ROLE_TITLES));
+const JOB_RE = alternation(JOB_TITLES);
+const METRIC_RE = alternation(METRIC_NAMES);
+
+// Fact patterns built once from the word lists.
+const PERSON_ROLE_RE = new RegExp(
+  `^,?\\s*(?:who\\s+is\\s+|is\\s+|was\\s+|has\\s+been\\s+|became\\s+|becomes\\s+|will\\s+be\\s+|as\\s+|now\\s+|currently\\s+|just\\s+|recently\\s+|was\\s+named\\s+|was\\s+appointed\\s+|has\\s+been\\s+named\\s+|named\\s+|appointed\\s+|promoted\\s+to\\s+)*(?:the\\s+|our\\s+|their\\s+|its\\s+|a\\s+|an\\s+)?(?:new\\s+|current\\s+|interim\\s+|acting\\s+)?(${ROLE_RE})\\s+(?:of|at|for)\\s+(?:the\\s+)?$`,
+);
+const PERSON_JOB_RE = new RegExp(
+  `^,?\\s*(?:who\\s+is\\s+|is\\s+|was\\s+|works\\s+as\\s+|now\\s+|currently\\s+)*(?:the\\s+|our\\s+|their\\s+|a\\s+|an\\s+)?(?:[a-z-]+\\s+){0,3}?(${JOB_RE})(?:\\s+of\\s+[a-z ]{2,30}?)?\\s+(?:at|for|with|from)\\s+(?:the\\s+)?$`,
+);
+const COMPANY_ROLE_RE = new RegExp(`^['’]s\\s+(?:new\\s+|current\\s+|interim\\s+)?(${ROLE_RE})\\s*,?\\s*$`);
+const COMPANY_JOB_RE = new RegExp(`^['’]s\\s+(?:[a-z-]+\\s+){0,2}(?:${JOB_RE})\\s*,?\\s*$`);
+const BEFORE_TITLE_RE = new RegExp(`(?:^|\\s)(?:${ROLE_RE}|${JOB_RE})(?:\\s+of\\s+[a-z ]{2,30}?)?\\s+(?:of|at|for)$`);
+const AFTER_TITLE_RE = new RegExp(`^['’]s\\s+(?:[a-z-]+\\s+){0,2}(?:${ROLE_RE}|${JOB_RE})\\b`);
+const APPOSITION_ROLE_RE = new RegExp(`^,?\\s*(?:the\\s+|our\\s+|their\\s+|a\\s+|an\\s+)?(?:new\\s+)?(?:${ROLE_RE})\\b`);
+
+const isUpperInitial = (text: string) => /^\p{Lu}/u.test(text) || /^\p{Ll}+\p{Lu}/u.test(text);
+const stripEdge = (text: string) => text.replace(/^[\s"'“‘(]+|[\s"'”’),:;!?]+$/g, '').replace(/(?<!\b\p{Lu})\.$/u, '');
+
+function emptyScores(): Record<EntityType, number> {
+  return { person: 0, company: 0, product: 0, concept: 0, location: 0, event: 0, date: 0 };
+}
+
+function endsWithAny(text: string, cues: readonly string[]): boolean {
+  return cues.some((cue) => text === cue || text.endsWith(` ${cue}`));
+}
+
+function startsWithAny(text: string, cues: readonly string[]): boolean {
+  return cues.some((cue) => text === cue || text.startsWith(`${cue} `));
+}
+
+/** Splits into lines, then sentences, keeping each token's offsets within its sentence text. */
+function sentencesOf(nlp: Nlp, text: string): Sentence[] {
+  const { wink } = nlp;
+  const result: Sentence[] = [];
+  for (const line of text.split(/\n+/)) {
+    const clean = line.replace(/^\s*(?:[-*•>]+|\d+[.)])\s+/, '').trim();
+    if (!clean) continue;
+    wink.readDoc(clean).sentences().each((sentence) => {
+      const values = sentence.tokens().out(wink.its.value);
+      const pos = sentence.tokens().out(wink.its.pos);
+      const spaces = sentence.tokens().out(wink.its.precedingSpaces);
+      let offset = 0;
+      let textOut = '';
+      const tokens: Token[] = [];
+      values.forEach((value, index) => {
+        const space = index === 0 ? '' : (spaces[index] ?? '').replace(/\s+/g, ' ');
+        textOut += space;
+        offset += space.length;
+        tokens.push({ text: value, pos: pos[index] ?? 'X', start: offset, end: offset + value.length });
+        textOut += value;
+        offset += value.length;
+      });
+      if (textOut.trim()) result.push({ text: textOut, tokens: tokens.filter((token) => token.pos !== 'SPACE') });
+    });
+  }
+  return result;
+}
+
+function isNameToken(tokens: Token[], index: number): boolean {
+  const token = tokens[index];
+  if (!token) return false;
+  const lower = token.text.toLowerCase().replace(/\.$/, '');
+  if (!isUpperInitial(token.text) && !/^[A-Z0-9&.-]*[A-Z][A-Z0-9&.-]*$/.test(token.text)) return false;
+  if (CLOSED_POS.has(token.pos) && token.pos !== 'PART') return false;
+  if (token.pos === 'PART') return false;
+  const next = tokens[index + 1];
+  // "New York", "San Jose": a common word that starts a place name.
+  const prefix = NAME_PREFIXES.has(lower) && next !== undefined && next.pos === 'PROPN' && /^\p{Lu}/u.test(next.text);
+  if (NOT_NAMES.has(lower) && !HONORIFICS.has(token.text.toLowerCase()) && !prefix) return false;
+  if (/^\d/.test(token.text)) return false;
+  // "$3M. Headcount": a unit letter after a number is not an initial.
+  if (/^\p{Lu}\.?$/u.test(token.text) && /[\d$€£]$/.test(tokens[index - 1]?.text ?? '')) return false;
+  // The first word of a sentence is capitalised anyway: only a proper noun counts there.
+  const first = index === 0 || /^[;("“'-]$/.test(tokens[index - 1]?.text ?? '');
+  if (first && token.pos !== 'PROPN') return false;
+  return true;
+}
+
+/** Candidate names of a sentence: runs of capitalised proper-noun-like tokens. */
+interface Chunk {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  readonly first: boolean;
+  /** Preceded by a family word ("Uncle Piotr"). */
+  readonly kin: boolean;
+  readonly tokens: Token[];
+}
+
+function chunksOf(sentence: Sentence): Chunk[] {
+  const { tokens } = sentence;
+  const chunks: Chunk[] = [];
+  let index = 0;
+  while (index < tokens.length) {
+    if (!isNameToken(tokens, index)) {
+      index++;
+      continue;
+    }
+    let end = index;
+    for (;;) {
+      const current = tokens[end] as Token;
+      const closesSentence = /\.$/.test(current.text) && !/^\p{Lu}\.$/u.test(current.text) && !HONORIFICS.has(current.text.toLowerCase());
+      if (!closesSentence && isNameToken(tokens, end + 1)) {
+        end++;
+        continue;
+      }
+      if (closesSentence) break;
+      // "Al-Sayed": a hyphen with no spaces joins two parts of one name.
+      const hyphen = tokens[end + 1];
+      const afterHyphen = tokens[end + 2];
+      if (hyphen?.text === '-' && afterHyphen && hyphen.start === current.end && afterHyphen.start === hyphen.end && isNameToken(tokens, end + 2)) {
+        end += 2;
+        continue;
+      }
+      const connector = tokens[end + 1]?.text.toLowerCase() ?? '';
+      const sofar = tokens.slice(index, end + 1).map((token) => token.text.toLowerCase());
+      const institutional = sofar.some((word) => COMPANY_WORDS.has(word) || EVENT_WORDS.has(word) || LOCATION_WORDS.has(word));
+      if (CONNECTORS.has(connector) && isNameToken(tokens, end + 2) && (connector === '&' || connector !== 'of' || institutional)) {
+        end += 2;
+        continue;
+      }
+      // An event or product name may end with a number or year: "Web Summit 2026", "Pixel 9".
+      const next = tokens[end + 1];
+      if (next && /^\d{1,4}$/.test(next.text) && sofar.some((word) => EVENT_WORDS.has(word))) end++;
+      break;
+    }
+    let startToken = index;
+    const kin = KINSHIP.has((tokens[startToken]?.text ?? '').toLowerCase()) && startToken < end;
+    if (kin) startToken++;
+    // Honorifics belong to the name but never stand alone.
+    while (startToken <= end && HONORIFICS.has((tokens[startToken]?.text ?? '').toLowerCase()) && startToken === end) startToken++;
+    if (startToken <= end) {
+      const first = tokens[startToken] as Token;
+      const last = tokens[end] as Token;
+      const text = stripEdge(sentence.text.slice(first.start, last.end));
+      if (text.length >= 2 || /^\p{Lu}$/u.test(text) === false) {
+        if (text.length >= 2) chunks.push({ start: first.start, end: first.start + text.length, text, first: startToken === 0, kin, tokens: tokens.slice(startToken, end + 1) });
+      }
+    }
+    index = end + 1;
+  }
+  return chunks;
+}
+
+interface DateMention {
+  readonly text: string;
+  readonly iso: string;
+  readonly absolute: boolean;
+}
+
+function datesOf(nlp: Nlp, sentence: string, referenceTime: number): DateMention[] {
+  const today = new Date(referenceTime).toISOString().slice(0, 10);
+  let found: { text: string; dates?: { start?: string } }[] = [];
+  try {
+    found = nlp.compromise(sentence).dates({ today }).json();
+  } catch {
+    return [];
+  }
+  const result: DateMention[] = [];
+  for (const entry of found) {
+    const start = entry.dates?.start;
+    if (!start) continue;
+    const text = stripEdge(entry.text.replace(/^(?:on|in|by|for|from|since|at|until|till|before|after|of)\s+/i, '')).replace(/[.,]$/, '');
+    const absolute = /\b\d{4}\b/.test(text) || /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i.test(text);
+    result.push({ text, iso: start.slice(0, 10), absolute });
+  }
+  return result;
+}
+
+/** Adds type evidence for one mention of a candidate from its words and its context. */
+function score(candidate: Candidate, chunk: { text: string; tokens: Token[]; before: string; kin: boolean }, before: string, after: string, known: KnownSets): void {
+  const s = candidate.scores;
+  const words = chunk.tokens.map((token) => token.text.toLowerCase().replace(/\.$/, ''));
+  const last = words[words.length - 1] ?? '';
+  const lowerText = normalise(chunk.text);
+  const honorific = HONORIFICS.has((before.split(' ').pop() ?? '').toLowerCase()) || HONORIFICS.has(words[0] ?? '');
+  if (honorific || chunk.kin) s.person += 6;
+  const firstName = known.firstNames.has(words[0] ?? '');
+  // compromise calls many capitalised pairs people; trust it when the first word is a known given name.
+  if (known.people.has(lowerText)) s.person += firstName || words.length === 1 ? 3 : 1;
+  if (firstName && words.length <= 3 && !words.some((word) => COMPANY_WORDS.has(word) || EVENT_WORDS.has(word))) s.person += 2;
+  if (known.places.has(lowerText)) s.location += 4;
+  if (known.organizations.has(lowerText)) s.company += 3;
+  if (COMPANY_SUFFIXES.has(last) || COMPANY_SUFFIXES.has(`${last}.`)) s.company += 6;
+  if (words.some((word) => COMPANY_WORDS.has(word))) s.company += 3;
+  if (words.some((word) => EVENT_WORDS.has(word)) && words.length >= 2) s.event += 4;
+  if (words.length >= 2 && LOCATION_WORDS.has(last)) s.location += 3;
+  if (words.length >= 2 && PRODUCT_WORDS.has(last)) s.product += 2;
+  if (/\b(?:v\d|\d+\.\d+)/.test(after)) s.product += 2;
+  if (/^(?:app|platform|api|sdk|dashboard|plugin|release|beta|rollout|integration|feature|launch)\b/.test(after)) s.product += 2;
+  if (/^(?:office|offices|headquarters|hq|team|board|stock|shares|account|contract|deal)\b/.test(after.replace(/^['’]s\s*/, ''))) s.company += 1;
+  if (/^['’]s\s+(?:ceo|cto|cfo|coo|founder|co-founder|president|board|headquarters|hq|office|offices|revenue|sales|team|engineers|customers|stock|shares|acquisition)\b/.test(after)) s.company += 3;
+  if (endsWithAny(before, PERSON_CONTEXT_BEFORE)) s.person += words.length <= 3 ? 1.5 : 0;
+  if (startsWithAny(after, PERSON_CONTEXT_AFTER)) s.person += words.length <= 3 ? 1.5 : 0;
+  // "David Okafor from Globex": the organisation someone is from.
+  if (/\p{Lu}[\p{L}.'’-]+\s+(?:from|of|at|joined|joins|(?:works|worked|working)\s+(?:at|for))$/u.test(chunk.before) && !endsWithAny(before, LOCATION_CONTEXT_BEFORE.filter((cue) => cue.includes(' ')))) s.company += 2.5;
+  if (endsWithAny(before, COMPANY_CONTEXT_BEFORE)) s.company += 2;
+  if (BEFORE_TITLE_RE.test(before)) s.company += 3;
+  if (AFTER_TITLE_RE.test(after)) s.company += 3;
+  if (/^(?:is|was|are)\s+(?:based|headquartered|located)\b/.test(after)) s.company += 1;
+  if (APPOSITION_ROLE_RE.test(after)) s.person += 3;
+  if (endsWithAny(before, LOCATION_CONTEXT_BEFORE)) s.location += before.endsWith(' in') || before === 'in' ? 1 : 1.5;
+  if (/(?:based|headquartered|located|lives|living|moved|relocated|born|office|offices)\s+(?:in|to)$/.test(before)) s.location += 2;
+  if (endsWithAny(before, EVENT_CONTEXT_BEFORE)) s.event += 1.5;
+  if (endsWithAny(before, PRODUCT_CONTEXT_BEFORE)) s.product += 2;
+  if (/^,\s*(?:[A-Z][a-z]+|the\s+capital)/.test(after) && known.places.has(lowerText)) s.location += 1;
+  // Two or three capitalised words with no other cue read as a person's name.
+  if (words.length >= 2 && words.length <= 3 && chunk.tokens.every((token) => /^\p{Lu}[\p{Ll}'’-]+$/u.test(token.text))) s.person += 1;
+  if (words.length === 2 && /^\p{Lu}\.$/u.test(chunk.tokens[0]?.text ?? '')) s.person += 3;
+  if (chunk.tokens.length === 1 && /^[A-Z]{2,6}$/.test(chunk.text)) s.company += 0.5;
+}
+
+interface KnownSets {
+  /** Given names compromise knows ("Olivia"), lower case. */
+  readonly firstNames: Set<string>;
+  readonly people: Set<string>;
+  readonly places: Set<string>;
+  readonly organizations: Set<string>;
+}
+
+function knownSets(nlp: Nlp, text: string): KnownSets {
+  const doc = nlp.compromise(text);
+  const set = (items: string[]) => {
+    const result = new Set<string>();
+    for (const item of items) {
+      const clean = normalise(stripEdge(item));
+      if (!clean) continue;
+      result.add(clean);
+      // "Austin, Texas" names two places.
+      if (/,/.test(item)) for (const part of item.split(',')) if (normalise(part)) result.add(normalise(stripEdge(part)));
+      const honorless = clean.replace(/^(?:mr|mrs|ms|dr|prof)\s+/, '');
+      result.add(honorless);
+    }
+    return result;
+  };
+  return {
+    people: set(doc.people().out('array')),
+    places: set(doc.places().out('array')),
+    organizations: set(doc.organizations().out('array')),
+    firstNames: new Set(doc.match('#FirstName').out('array').map((name) => normalise(name))),
+  };
+}
+
+function bestType(scores: Record<EntityType, number>): { type: EntityType; score: number } {
+  let best: EntityType = 'concept';
+  let value = 0;
+  for (const type of ['person', 'company', 'location', 'event', 'product'] as const) {
+    if (scores[type] > value) {
+      best = type;
+      value = scores[type];
+    }
+  }
+  return { type: best, score: value };
+}
+
+interface Entity {
+  readonly key: string;
+  name: string;
+  readonly type: EntityType;
+  readonly names: Set<string>;
+  mentions: number;
+  readonly properties: Record<string, string | number | boolean>;
+}
+
+interface FactDraft {
+  readonly subject: string;
+  readonly object: string;
+  readonly predicate: string;
+  readonly category: FactCategory;
+  readonly confidence: number;
+  readonly statement: string;
+  readonly sentence: number;
+  readonly validFrom?: string | undefined;
+  readonly relationship?: { source: string; target: string; relationship: string } | undefined;
+}
+
+const CHANGE_WORDS = /\b(?:joined|joins|joining|became|becomes|become|promoted|appointed|named|hired|moved|moves|relocated|relocating|acquired|acquires|founded|since|as of|starting|started|starts|effective|takes over|took over)\b/i;
+
+export class BuiltinExtractor implements Extractor {
+  readonly provider = 'builtin';
+  readonly modelId = 'builtin/rules-v1';
+  readonly inline = true;
+
+  /** Loads the NLP libraries now instead of on the first extraction. */
+  async init(): Promise<void> {
+    await loadNlp();
+  }
+
+  async extract(request: ExtractRequest): Promise<Extraction> {
+    const nlp = await loadNlp();
+    return extractWith(nlp, request.text, request.referenceTime);
+  }
+
+  async close(): Promise<void> {}
+}
+
+function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction {
+  const sentences = sentencesOf(nlp, text);
+  const known = knownSets(nlp, text);
+
+  // 1. Candidate names and their type evidence over the whole text.
+  const candidates = new Map<string, Candidate>();
+  const rawMentions: Mention[] = [];
+  let order = 0;
+  sentences.forEach((sentence, sentenceIndex) => {
+    for (const chunk of chunksOf(sentence)) {
+      const key = core(chunk.text);
+      if (!key || key.length < 2 || NOT_NAMES.has(key)) continue;
+      const candidate = candidates.get(key) ?? {
+        key,
+        names: new Map<string, number>(),
+        scores: emptyScores(),
+        mentions: 0,
+        firstIndex: order++,
+        sentenceInitialOnly: true,
+      };
+      candidate.names.set(chunk.text, (candidate.names.get(chunk.text) ?? 0) + 1);
+      candidate.mentions++;
+      if (!chunk.first) candidate.sentenceInitialOnly = false;
+      const before = sentence.text.slice(Math.max(0, chunk.start - 40), chunk.start).toLowerCase().replace(/\s+/g, ' ').trim();
+      const after = sentence.text.slice(chunk.end, chunk.end + 40).toLowerCase().replace(/\s+/g, ' ').trim();
+      score(candidate, { ...chunk, before: sentence.text.slice(Math.max(0, chunk.start - 40), chunk.start).trimEnd() }, before, after, known);
+      candidates.set(key, candidate);
+      rawMentions.push({ key, text: chunk.text, start: chunk.start, end: chunk.end, sentence: sentenceIndex });
+    }
+  });
+
+  // 2. Types; weak or sentence-initial-only names without evidence are dropped (precision first).
+  const typed = new Map<string, { candidate: Candidate; type: EntityType }>();
+  for (const candidate of candidates.values()) {
+    const { type, score: value } = bestType(candidate.scores);
+    if (value >= 1.5) typed.set(candidate.key, { candidate, type });
+  }
+
+  // 3. Aliases within the text: "Sarah" and "S. Chen" join "Sarah Chen" when exactly one full name fits;
+  //    "Northwind" joins "Northwind Traders"; "Acme" and "ACME" join "Acme Corp"; "IBM" joins
+  //    "International Business Machines". A short form takes the type of the name it joins, so a bare
+  //    company name at the start of a sentence ("Northwind wants...") is not mistaken for a person.
+  const groupOf = new Map<string, string>();
+  const typeOf = (candidate: Candidate) => typed.get(candidate.key)?.type;
+  const all = [...candidates.values()].sort(
+    (a, b) => b.key.split(' ').length - a.key.split(' ').length || a.firstIndex - b.firstIndex,
+  );
+  for (const candidate of all) {
+    const words = candidate.key.split(' ');
+    const longer = all.filter((other) => other.key !== candidate.key && !groupOf.has(other.key) && typeOf(other) !== undefined && other.key.split(' ').length > words.length);
+    let fits: Candidate[] = [];
+    if (words.length === 1) {
+      const word = words[0] as string;
+      fits = longer.filter((other) => {
+        const parts = other.key.split(' ');
+        const type = typeOf(other);
+        return parts[0] === word || (type === 'person' && parts[parts.length - 1] === word) || (type !== 'person' && acronymOf(other.key) === word);
+      });
+    }
+    const type = typeOf(candidate);
+    if (fits.length === 0 && type !== undefined) {
+      fits = all.filter(
+        (other) =>
+          other.key !== candidate.key &&
+          !groupOf.has(other.key) &&
+          typeOf(other) !== undefined &&
+          (typeOf(other) === type || (type !== 'person' && typeOf(other) !== 'person')) &&
+          other.key.split(' ').length >= words.length &&
+          other.firstIndex !== candidate.firstIndex &&
+          nameMatch(bestName(candidate), bestName(other), typeOf(other) as EntityType) > 0 &&
+          !(other.key.split(' ').length === words.length && other.firstIndex > candidate.firstIndex),
+      );
+    }
+    if (fits.length === 1) groupOf.set(candidate.key, (fits[0] as Candidate).key);
+  }
+  const root = (key: string): string => {
+    let current = key;
+    for (let i = 0; i < 5 && groupOf.has(current); i++) current = groupOf.get(current) as string;
+    return current;
+  };
+  const entities = new Map<string, Entity>();
+  for (const candidate of all) {
+    const key = root(candidate.key);
+    const rootType = typed.get(key)?.type;
+    if (rootType === undefined) continue;
+    const entity = entities.get(key) ?? { key, name: '', type: rootType, names: new Set<string>(), mentions: 0, properties: {} };
+    for (const name of candidate.names.keys()) entity.names.add(name);
+    entity.mentions += candidate.mentions;
+    entities.set(key, entity);
+  }
+  for (const entity of entities.values()) {
+    entity.name = [...entity.names].sort((a, b) => nameQuality(b, entity.type) - nameQuality(a, entity.type) || (a < b ? -1 : 1))[0] ?? entity.key;
+  }
+  const mentions = rawMentions.map((mention) => ({ ...mention, key: root(mention.key) })).filter((mention) => entities.has(mention.key));
+
+  // 4. Dates.
+  const sentenceDates = sentences.map((sentence) => datesOf(nlp, sentence.text, referenceTime));
+  sentenceDates.forEach((dates, sentenceIndex) => {
+    const sentence = sentences[sentenceIndex] as Sentence;
+    for (const date of dates) {
+      if (!date.absolute) continue;
+      const key = `date:${date.iso}`;
+      const entity = entities.get(key) ?? { key, name: date.text, type: 'date' as const, names: new Set<string>(), mentions: 0, properties: { date: date.iso } };
+      entity.names.add(date.text);
+      entity.mentions++;
+      entities.set(key, entity);
+      const start = sentence.text.indexOf(date.text);
+      if (start >= 0) mentions.push({ key, text: date.text, start, end: start + date.text.length, sentence: sentenceIndex });
+    }
+  });
+
+  // 5. Pronouns at the start of a sentence stand for the last person ("she", "he") or company ("it").
+  const bySentence = sentences.map((_, index) => mentions.filter((mention) => mention.sentence === index).sort((a, b) => a.start - b.start));
+  let lastPerson: string | undefined;
+  let lastCompany: string | undefined;
+  sentences.forEach((sentence, index) => {
+    const list = bySentence[index] as Mention[];
+    const pronoun = /^(she|he|it|the company|the firm|the startup)\b/i.exec(sentence.text);
+    if (pronoun) {
+      const word = (pronoun[1] ?? '').toLowerCase();
+      const target = word === 'she' || word === 'he' ? lastPerson : lastCompany;
+      if (target) {
+        list.unshift({ key: target, text: pronoun[0], start: 0, end: pronoun[0].length, sentence: index, pronoun: true });
+        const entity = entities.get(target);
+        if (entity) entity.mentions++;
+      }
+    }
+    for (const mention of list) {
+      const type = entities.get(mention.key)?.type;
+      if (type === 'person') lastPerson = mention.key;
+      if (type === 'company') lastCompany = mention.key;
+    }
+  });
+
+  // 6. Facts and relationships from sentence patterns.
+  const drafts: FactDraft[] = [];
+  const relationships: ExtractedRelationship[] = [];
+  let currentCompany: string | undefined;
+  sentences.forEach((sentence, index) => {
+    const list = bySentence[index] as Mention[];
+    const changeDate = CHANGE_WORDS.test(sentence.text) ? sentenceDates[index]?.[0]?.iso : undefined;
+    const related = new Set<string>();
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        const a = list[i] as Mention;
+        const b = list[j] as Mention;
+        if (a.key === b.key || b.start < a.end) continue;
+        const ea = entities.get(a.key) as Entity;
+        const eb = entities.get(b.key) as Entity;
+        // The words between the two names, other names replaced by their type ("and ⟨person⟩ from").
+        let between = '';
+        let cursor = a.end;
+        for (const inner of list) {
+          if (inner.start < a.end || inner.end > b.start || inner === a || inner === b || inner.pronoun) continue;
+          if (inner.start < cursor) continue;
+          between += sentence.text.slice(cursor, inner.start) + `⟨${entities.get(inner.key)?.type ?? 'thing'}⟩`;
+          cursor = inner.end;
+        }
+        between = (between + sentence.text.slice(cursor, b.start)).toLowerCase().replace(/\s+/g, ' ');
+        const after = sentence.text.slice(b.end).toLowerCase();
+        // Also read past an apposition ("X, the CEO of Y, will attend Z"), a relative pronoun ("X, who
+        // founded Y") and, for the sentence's subject, to the last clause ("X left Y and joined Z").
+        const variants = new Set([between]);
+        variants.add(between.replace(/^,[^,]*,\s*/, ' '));
+        variants.add(between.replace(/^,?\s*(?:who|which|that)\s+/, ' '));
+        const subject = list.find((mention) => entities.get(mention.key)?.type !== 'date');
+        if (subject === a && / and /.test(between)) variants.add(` ${between.slice(between.lastIndexOf(' and ') + 5)}`);
+        for (const variant of variants) {
+          const found = patterns(ea, eb, variant, after, index, changeDate, sentenceDates[index] ?? []);
+          if (found.length === 0) continue;
+          for (const draft of found) drafts.push(draft);
+          related.add(`${a.key}|${b.key}`);
+          related.add(`${b.key}|${a.key}`);
+          break;
+        }
+      }
+    }
+    // Metrics: "revenue grew 20% to $3M" about the company the sentence (or the text so far) is about.
+    for (const metric of metricsOf(sentence.text)) {
+      // The company or product named before the metric in this sentence, else the one the text is about;
+      // never when the writer speaks of their own ("our runway").
+      if (/\b(?:our|my|we)\s+(?:\w+\s+){0,2}$/i.test(sentence.text.slice(0, metric.index))) continue;
+      const company =
+        list.filter((mention) => mention.start < metric.index && ['company', 'product'].includes(entities.get(mention.key)?.type ?? '')).pop()?.key ??
+        currentCompany;
+      if (!company) continue;
+      const entity = entities.get(company) as Entity;
+      drafts.push({
+        subject: entity.key,
+        object: metric.value,
+        predicate: metric.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_'),
+        category: 'metric',
+        confidence: list.some((mention) => mention.key === company) ? 0.85 : 0.75,
+        statement: `${entity.name} ${metric.name} ${metric.phrase}`,
+        sentence: index,
+        validFrom: sentenceDates[index]?.[0]?.iso,
+      });
+    }
+    for (const mention of list) if (entities.get(mention.key)?.type === 'company') currentCompany = mention.key;
+    // Names in one sentence with no stated relation are still related, weakly.
+    const named = [...new Set(list.filter((mention) => entities.get(mention.key)?.type !== 'date').map((mention) => mention.key))];
+    for (let i = 0; i < named.length; i++) {
+      for (let j = i + 1; j < named.length; j++) {
+        const a = named[i] as string;
+        const b = named[j] as string;
+        if (!related.has(`${a}|${b}`)) relationships.push({ source: a, target: b, relationship: 'RELATED_TO', confidence: 0.3 });
+      }
+    }
+  });
+
+  // 7. Output, with entity keys replaced by names.
+  const nameOf = (key: string) => entities.get(key)?.name ?? key;
+  const facts: ExtractedFact[] = [];
+  const seen = new Set<string>();
+  for (const draft of drafts) {
+    if (draft.predicate === 'TITLE') {
+      const entity = entities.get(draft.subject);
+      if (entity) entity.properties.title = draft.object;
+      continue;
+    }
+    if (draft.relationship) {
+      relationships.push({
+        source: draft.relationship.source,
+        target: draft.relationship.target,
+        relationship: draft.relationship.relationship,
+        confidence: draft.confidence,
+      });
+    }
+    if (draft.category === 'relationship' && draft.predicate === 'RELATED_TO') continue;
+    const subjectEntity = entities.get(draft.subject);
+    const objectIsEntity = entities.has(draft.object) && entities.get(draft.object)?.type !== 'date';
+    const object = objectIsEntity ? nameOf(draft.object) : entities.get(draft.object)?.properties.date?.toString() ?? draft.object;
+    const key = `${draft.subject}|${draft.predicate}|${object}`;
+    if (!subjectEntity || seen.has(key)) continue;
+    seen.add(key);
+    facts.push({
+      statement: draft.statement,
+      subject: subjectEntity.name,
+      predicate: draft.predicate,
+      object,
+      category: draft.category,
+      confidence: draft.confidence,
+      excerpt: (sentences[draft.sentence] as Sentence).text.trim(),
+      ...(draft.validFrom ? { validFrom: draft.validFrom } : {}),
+    });
+  }
+  const result: ExtractedEntity[] = [...entities.values()].map((entity) => ({
+    name: entity.name,
+    type: entity.type,
+    aliases: [...entity.names].filter((name) => name !== entity.name),
+    properties: entity.properties,
+    mentions: Math.max(1, entity.mentions),
+  }));
+  const edges = new Map<string, ExtractedRelationship>();
+  for (const relationship of relationships) {
+    const source = nameOf(relationship.source);
+    const target = nameOf(relationship.target);
+    const key = `${source}|${target}|${relationship.relationship}`;
+    const previous = edges.get(key);
+    if (!previous || previous.confidence < relationship.confidence) edges.set(key, { ...relationship, source, target });
+  }
+  return { entities: result, facts, relationships: [...edges.values()] };
+}
+
+function acronymOf(key: string): string {
+  const words = key.split(' ').filter((word) => word !== 'and' && word !== 'of');
+  return words.length >= 2 ? words.map((word) => word[0] ?? '').join('') : '';
+}
+
+function bestName(candidate: Candidate): string {
+  return [...candidate.names.entries()].sort(
+    ([a, x], [b, y]) => b.replace(/[^\p{L}]/gu, '').length - a.replace(/[^\p{L}]/gu, '').length || y - x || (a < b ? -1 : 1),
+  )[0]?.[0] ?? candidate.key;
+}
+
+const T = (type: EntityType, ...types: EntityType[]) => types.includes(type);
+
+/** Facts stated between mention a and a later mention b of one sentence. */
+function patterns(a: Entity, b: Entity, between: string, after: string, sentence: number, changeDate: string | undefined, dates: DateMention[]): FactDraft[] {
+  const out: FactDraft[] = [];
+  const fact = (
+    subject: Entity,
+    object: Entity,
+    predicate: string,
+    category: FactCategory,
+    confidence: number,
+    statement: string,
+    relationship?: string,
+    validFrom?: string,
+  ) =>
+    out.push({
+      subject: subject.key,
+      object: object.key,
+      predicate,
+      category,
+      confidence,
+      statement,
+      sentence,
+      validFrom,
+      ...(relationship ? { relationship: { source: subject.key, target: object.key, relationship } } : {}),
+    });
+  const short = between.length <= 80;
+  if (!short) return out;
+
+  if (a.type === 'person' && T(b.type, 'company', 'product', 'event')) {
+    const role = PERSON_ROLE_RE.exec(between);
+    if (role && b.type === 'company' && !/former|ex-/.test(between)) {
+      const title = (role[1] ?? '').replace(/\s+/g, ' ');
+      const predicate = ROLE_TITLES[title] ?? 'ROLE_AT';
+      fact(a, b, predicate, 'role', 0.9, `${a.name} is the ${title.length <= 4 ? title.toUpperCase() : title} of ${b.name}`, predicate, changeDate);
+      out.push({ subject: a.key, object: title.length <= 4 ? title.toUpperCase() : title, predicate: 'TITLE', category: 'attribute', confidence: 1, statement: '', sentence });
+      return out;
+    }
+    const job = PERSON_JOB_RE.exec(between);
+    if (job && b.type === 'company' && !/former|ex-|used to/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.85, `${a.name} works at ${b.name}`, 'WORKS_AT', changeDate);
+      return out;
+    }
+    if (b.type === 'company' && /^\s*(?:now\s+|currently\s+|still\s+|also\s+)?(?:works|worked|is\s+working|has\s+worked|started\s+working|began\s+working|will\s+work|works\s+full-time)\s+(?:at|for)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.9, `${a.name} works at ${b.name}`, 'WORKS_AT', changeDate);
+      return out;
+    }
+    if (b.type === 'company' && /^\s*(?:has\s+|had\s+|just\s+|recently\s+|officially\s+|finally\s+|will\s+)?(?:joined|joins|join|is\s+joining|signed\s+with|accepted\s+an\s+offer\s+from|moved\s+to|is\s+moving\s+to|went\s+to)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.85, `${a.name} works at ${b.name}`, 'WORKS_AT', changeDate ?? dates[0]?.iso);
+      return out;
+    }
+    if (b.type === 'company' && /^\s*(?:now\s+|currently\s+)?(?:leads|led|runs|ran|manages|heads|is\s+on|works\s+on|joined)\s+(?:the\s+)?(?:[a-z-]+\s+){0,3}(?:team|group|department|org|organization|division|unit)\s+(?:at|of|in)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.8, `${a.name} works at ${b.name}`, 'WORKS_AT');
+      return out;
+    }
+    if (b.type === 'company' && /^\s*(?:starts|started|will\s+start|is\s+starting|begins|began|took|accepted|got)\s+(?:her|his|their|a|the)\s+(?:new\s+)?(?:job|role|position|internship)\s+(?:at|with)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.85, `${a.name} works at ${b.name}`, 'WORKS_AT', changeDate ?? dates[0]?.iso);
+      return out;
+    }
+    if (b.type === 'company' && /^\s*and\s+⟨person⟩\s+(?:\(|,\s*)?(?:from|of)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.7, `${a.name} works at ${b.name}`, 'WORKS_AT');
+      return out;
+    }
+    if (b.type === 'company' && /^\s*(?:,\s*)?(?:from|of)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.7, `${a.name} works at ${b.name}`, 'WORKS_AT');
+      return out;
+    }
+    if (b.type === 'company' && /^\s*\(\s*$/.test(between) && /^\s*\)/.test(after)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.7, `${a.name} works at ${b.name}`, 'WORKS_AT');
+      return out;
+    }
+    if (b.type === 'company' && /^\s*(?:co-?founded|founded|started)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'FOUNDER_OF', 'role', 0.85, `${a.name} founded ${b.name}`, 'FOUNDER_OF', dates[0]?.iso);
+      return out;
+    }
+  }
+  if (T(a.type, 'person', 'company') && b.type === 'event') {
+    const involved = /^\s*(?:will\s+|is\s+going\s+to\s+|is\s+|are\s+|was\s+|were\s+|has\s+|have\s+|also\s+|just\s+|both\s+)*(?:attend|attended|attending|speak\s+at|spoke\s+at|speaking\s+at|present\s+at|presented\s+at|presenting\s+at|organize|organized|organizing|organise|organised|organising|sponsor|sponsored|sponsoring|host|hosted|hosting|keynote|keynoted|run|ran|running|lead|led|leading|exhibit\s+at|exhibited\s+at|exhibiting\s+at|went\s+to|going\s+to|registered\s+for|signed\s+up\s+for|judged|judging|demoed\s+at|pitched\s+at|booked\s+a\s+booth\s+at|has\s+a\s+booth\s+at)\s+(?:the\s+)?$/.exec(between);
+    if (involved) {
+      fact(a, b, 'INVOLVED_IN', 'event', 0.85, `${a.name} is involved in ${b.name}`, 'INVOLVED_IN');
+      return out;
+    }
+  }
+  if (T(a.type, 'company', 'person', 'event', 'product') && b.type === 'location') {
+    if (/^\s*(?:is\s+|was\s+|are\s+|were\s+|has\s+been\s+|remains\s+|is\s+now\s+|now\s+)?(?:based|headquartered|located|situated|hq['’]?d)\s+(?:in|out\s+of)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'LOCATED_IN', 'attribute', 0.9, `${a.name} is located in ${b.name}`, 'LOCATED_IN', changeDate);
+      return out;
+    }
+    if (a.type === 'company' && /^\s*(?:has\s+|just\s+|recently\s+|will\s+|is\s+)?(?:moved|moving|relocated|relocating|move|relocate)\s+(?:its\s+|their\s+)?(?:headquarters|hq|head\s+office|main\s+office|offices?)\s+to\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'LOCATED_IN', 'attribute', 0.85, `${a.name} is located in ${b.name}`, 'LOCATED_IN', changeDate ?? dates[0]?.iso);
+      return out;
+    }
+    if (a.type === 'company' && /^['’]s\s+(?:headquarters|hq|head\s+office|main\s+office)\s+(?:is\s+|are\s+)?in\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'LOCATED_IN', 'attribute', 0.85, `${a.name} is located in ${b.name}`, 'LOCATED_IN');
+      return out;
+    }
+    if (a.type === 'person' && /^\s*(?:now\s+|still\s+|currently\s+)?(?:lives|lived|is\s+living|has\s+lived)\s+in\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'LIVES_IN', 'attribute', 0.85, `${a.name} lives in ${b.name}`, 'LOCATED_IN');
+      return out;
+    }
+    if (a.type === 'person' && /^\s*(?:has\s+|just\s+|recently\s+|finally\s+|will\s+|is\s+)?(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?to\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'LIVES_IN', 'attribute', 0.8, `${a.name} lives in ${b.name}`, 'LOCATED_IN', changeDate ?? dates[0]?.iso);
+      return out;
+    }
+    if (a.type === 'event' && /^\s*(?:is\s+|was\s+|will\s+be\s+)?(?:held\s+|hosted\s+|happening\s+|taking\s+place\s+|took\s+place\s+)?in\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'LOCATED_IN', 'attribute', 0.8, `${a.name} takes place in ${b.name}`, 'LOCATED_IN');
+      return out;
+    }
+    if (a.type === 'company' && /^['’]s\s+(?:new\s+)?(?:office|offices|branch|lab|site|store|plant|factory|warehouse|campus)\s+in\s+(?:the\s+)?$/.test(between)) {
+      out.push({ subject: a.key, object: b.key, predicate: 'RELATED_TO', category: 'relationship', confidence: 0.6, statement: '', sentence, relationship: { source: a.key, target: b.key, relationship: 'LOCATED_IN' } });
+      return out;
+    }
+  }
+  if (a.type === 'location' && b.type === 'location' && /^\s*,\s*$/.test(between)) {
+    fact(a, b, 'LOCATED_IN', 'attribute', 0.8, `${a.name} is in ${b.name}`, 'LOCATED_IN');
+    return out;
+  }
+  if (a.type === 'location' && b.type === 'location' && /^\s*(?:is\s+|was\s+)?in\s+(?:the\s+)?$/.test(between)) {
+    fact(a, b, 'LOCATED_IN', 'attribute', 0.75, `${a.name} is in ${b.name}`, 'LOCATED_IN');
+    return out;
+  }
+  if (T(a.type, 'company', 'product') && T(b.type, 'company')) {
+    if (/^\s*(?:,\s*)?(?:is\s+|was\s+|which\s+is\s+|now\s+|became\s+)*(?:a\s+|an\s+|the\s+)?(?:part|division|subsidiary|unit|branch|arm|brand|spin-?off|business\s+unit)\s+of\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'PART_OF', 'relationship', 0.85, `${a.name} is part of ${b.name}`, 'PART_OF', changeDate);
+      return out;
+    }
+    if (a.type === 'company' && /^\s*(?:has\s+|just\s+|recently\s+|officially\s+|finally\s+|will\s+|is\s+)?(?:acquired|bought|purchased|acquires|buys|acquire|acquiring|agreed\s+to\s+acquire|agreed\s+to\s+buy|completed\s+(?:the|its)\s+acquisition\s+of|closed\s+(?:the|its)\s+acquisition\s+of)\s+(?:the\s+)?$/.test(between)) {
+      const when = changeDate ?? dates[0]?.iso;
+      fact(a, b, 'ACQUIRED', 'event', 0.85, `${a.name} acquired ${b.name}`, undefined, when);
+      fact(b, a, 'PART_OF', 'relationship', 0.8, `${b.name} is part of ${a.name}`, 'PART_OF', when);
+      return out;
+    }
+    if (/^\s*(?:was\s+|has\s+been\s+|is\s+being\s+|will\s+be\s+|got\s+)?(?:acquired|bought|purchased)\s+by\s+(?:the\s+)?$/.test(between)) {
+      const when = changeDate ?? dates[0]?.iso;
+      fact(b, a, 'ACQUIRED', 'event', 0.85, `${b.name} acquired ${a.name}`, undefined, when);
+      fact(a, b, 'PART_OF', 'relationship', 0.8, `${a.name} is part of ${b.name}`, 'PART_OF', when);
+      return out;
+    }
+  }
+  if (a.type === 'company' && b.type === 'product' && /^\s*(?:has\s+|just\s+|will\s+|is\s+|recently\s+|finally\s+)?(?:launched|launches|launching|released|releases|releasing|shipped|ships|unveiled|announced|introduced|will\s+launch|is\s+launching|makes|built|builds|develops|developed)\s+(?:the\s+|its\s+|their\s+|a\s+)?(?:new\s+)?$/.test(between)) {
+    fact(a, b, 'LAUNCHED', 'event', 0.8, `${a.name} launched ${b.name}`, undefined, dates[0]?.iso);
+    out.push({ subject: b.key, object: a.key, predicate: 'RELATED_TO', category: 'relationship', confidence: 0.8, statement: '', sentence, relationship: { source: b.key, target: a.key, relationship: 'PART_OF' } });
+    return out;
+  }
+  if (a.type === 'company' && b.type === 'person') {
+    const role = COMPANY_ROLE_RE.exec(between);
+    if (role) {
+      const title = (role[1] ?? '').replace(/\s+/g, ' ');
+      const predicate = ROLE_TITLES[title] ?? 'ROLE_AT';
+      fact(b, a, predicate, 'role', 0.85, `${b.name} is the ${title.length <= 4 ? title.toUpperCase() : title} of ${a.name}`, predicate, changeDate);
+      return out;
+    }
+    if (COMPANY_JOB_RE.test(between)) {
+      fact(b, a, 'WORKS_AT', 'relationship', 0.8, `${b.name} works at ${a.name}`, 'WORKS_AT');
+      return out;
+    }
+    if (/^\s*(?:was\s+|were\s+)?(?:co-?founded|founded|started)\s+by\s+$/.test(between)) {
+      fact(b, a, 'FOUNDER_OF', 'role', 0.85, `${b.name} founded ${a.name}`, 'FOUNDER_OF', dates[0]?.iso);
+      return out;
+    }
+    if (/^\s*(?:hired|has\s+hired|just\s+hired|appointed|named)\s+$/.test(between)) {
+      fact(b, a, 'WORKS_AT', 'relationship', 0.75, `${b.name} works at ${a.name}`, 'WORKS_AT', changeDate ?? dates[0]?.iso);
+      return out;
+    }
+  }
+  if (a.type === 'person' && b.type === 'person' && /^\s*(?:,\s*)?(?:now\s+|still\s+|will\s+|directly\s+|who\s+)?(?:reports|reported|report|reporting)\s+(?:directly\s+)?to\s+$/.test(between)) {
+    fact(a, b, 'REPORTS_TO', 'relationship', 0.85, `${a.name} reports to ${b.name}`, 'REPORTS_TO', changeDate);
+    return out;
+  }
+  if (a.type === 'event' && b.type === 'date') {
+    if (/^\s*(?:in\s+⟨location⟩\s+)?on\s+(?:the\s+)?$/.test(between) || /^\s*(?:[a-z ,'’-]{0,60}\s)?(?:is|was|will\s+be|starts|started|begins|began|kicks\s+off|takes\s+place|took\s+place|happens|held|scheduled|planned|set|moved|postponed|rescheduled|pushed|runs|ran)\b[a-z ,'’-]{0,30}\s(?:on|for|to|from|in)\s+(?:the\s+)?$|^\s*(?:on|,)\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'DATE', 'date', 0.8, `${a.name} takes place on ${b.properties.date ?? b.name}`, undefined);
+      a.properties.date = String(b.properties.date ?? b.name);
+      return out;
+    }
+  }
+  return out;
+}
+
+/** Metric statements of a sentence: name, the value phrase as written, and a compact value. */
+function metricsOf(sentence: string): { name: string; phrase: string; value: string; index: number }[] {
+  const amount = String.raw`(?:[$€£]\s?\d[\d,.]*\s*(?:k|m|bn|b|million|billion|thousand)?|\d[\d,.]*\s*(?:%|percent|k\b|m\b|million|billion|thousand|users|customers|people|ms|seconds)?)`;
+  const re = new RegExp(
+    String.raw`\b(${METRIC_RE})\b(?:\s+\w+){0,2}?\s+(grew|rose|increased|jumped|climbed|fell|dropped|declined|decreased|shrank|reached|hit|was|is|were|totaled|totalled|came\s+in\s+at|stood\s+at|doubled|tripled|is\s+up|is\s+down|was\s+up|was\s+down|went\s+up|went\s+down)\s+(?:by\s+)?(${amount})(?:\s*(?:to|at)\s+(${amount}))?`,
+    'gi',
+  );
+  const result: { name: string; phrase: string; value: string; index: number }[] = [];
+  // "revenue of $48M for the year, up 12%"
+  const of = new RegExp(String.raw`\b(${METRIC_RE})\s+(?:of|at)\s+(${amount})(?:[^.;]{0,30}?\b(up|down)\s+(\d[\d.]*\s*%))?`, 'gi');
+  for (const match of sentence.matchAll(of)) {
+    const first = (match[2] ?? '').trim();
+    if (!/\d/.test(first)) continue;
+    const change = match[4] ? `, ${match[3] === 'down' ? '-' : '+'}${match[4].replace(/\s+/g, '')}` : '';
+    result.push({ name: (match[1] ?? '').toLowerCase(), phrase: `of ${first}${change ? ` (${change.slice(2)})` : ''}`, value: `${first}${change}`, index: match.index ?? 0 });
+  }
+  for (const match of sentence.matchAll(re)) {
+    const name = (match[1] ?? '').toLowerCase().replace(/\s+/g, ' ');
+    const verb = (match[2] ?? '').toLowerCase().replace(/\s+/g, ' ');
+    const first = (match[3] ?? '').trim();
+    const second = (match[4] ?? '').trim();
+    if (!/\d/.test(first)) continue;
+    const phrase = `${verb} ${/^(?:grew|rose|increased|jumped|climbed|fell|dropped|declined|decreased|shrank)$/.test(verb) && first.endsWith('%') ? '' : ''}${first}${second ? ` to ${second}` : ''}`;
+    const down = /fell|dropped|declined|decreased|shrank|down/.test(verb);
+    const up = /grew|rose|increased|jumped|climbed|doubled|tripled|up/.test(verb);
+    const delta = first.endsWith('%') && (up || down) ? `${down ? '-' : '+'}${first}` : first;
+    const value = second ? `${delta} to ${second}` : delta;
+    result.push({ name, phrase: phrase.replace(/\s+/g, ' ').trim(), value: value.replace(/\s+(?=[%kmb])/gi, ''), index: match.index ?? 0 });
+  }
+  return result;
+}

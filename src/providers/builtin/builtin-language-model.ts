@@ -1,0 +1,188 @@
+import { calibrate, scoringFor } from '../../core/scoring.js';
+import {
+  contentWords,
+  countTokens,
+  findExplicitDate,
+  findRelativeDate,
+  formatDay,
+  hasDate,
+  properNouns,
+  resolveRelativeDate,
+  sentences,
+} from '../../core/answers/text.js';
+import { embedMany } from '../embed-many.js';
+import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
+
+export const BUILTIN_ANSWER_MODEL = 'builtin/extractive';
+
+type QuestionKind = 'when' | 'who' | 'where' | 'quantity' | 'other';
+
+/** Per tier: sentences in the answer, and sentences of multi-sentence memories embedded to rank them. */
+const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: number }> = {
+  fast: { sentences: 1, embed: 0 },
+  default: { sentences: 1, embed: 4 },
+  smart: { sentences: 2, embed: 16 },
+};
+/** A further sentence joins the answer only when it scores this close to the best one. */
+const KEEP_RATIO = 0.85;
+
+interface Candidate {
+  readonly source: AnswerSource;
+  readonly sourceIndex: number;
+  /** The sentence as shown: a speaker label ("Caroline: ") repeated for later sentences of a turn. */
+  readonly text: string;
+  readonly lexical: number;
+  semantic: number;
+  readonly bonus: number;
+}
+
+export function questionKind(question: string): QuestionKind {
+  const q = question.trim().toLowerCase();
+  if (/^(?:when|what (?:date|day|time|year|month)|which (?:year|month|day|date)|how long ago)\b/.test(q) || /\bwhen (?:did|does|do|is|was|will|are|were)\b/.test(q)) {
+    return 'when';
+  }
+  if (/^(?:who|whom|whose)\b/.test(q)) return 'who';
+  if (/^where\b/.test(q)) return 'where';
+  if (/\bhow (?:many|much|often|long|old)\b/.test(q)) return 'quantity';
+  return 'other';
+}
+
+/** "Caroline: I went..." -> "Caroline". Conversation turns and chat logs label their speaker this way. */
+function speakerLabel(content: string): string | undefined {
+  return /^(\p{Lu}[\p{L}'’.-]*(?:\s\p{Lu}[\p{L}'’.-]*){0,2}):\s/u.exec(content.trim())?.[1];
+}
+
+/** Sentences of a memory, bracketed date stamps ("[8 May, 2023]") left out: they are the memory's date. */
+function memorySentences(content: string): string[] {
+  const label = speakerLabel(content);
+  return sentences(content)
+    // Clauses set off by a dash or a semicolon are answers of their own: "I ran a race – it was great."
+    .flatMap((sentence) => sentence.split(/\s+[–—]\s+|;\s+/))
+    .filter((sentence) => !/^\[[^\]]*\]$/.test(sentence) && /[\p{L}\p{N}]/u.test(sentence))
+    .map((sentence, index) => (label && index > 0 ? `${label}: ${sentence}` : sentence).replace(/\s*\[[^\]]*\d{4}[^\]]*\]\s*$/u, ''));
+}
+
+function kindBonus(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>): number {
+  switch (kind) {
+    case 'when':
+      return hasDate(sentence) ? 0.15 : 0;
+    case 'who':
+    case 'where':
+      return properNouns(sentence).some((name) => !questionNames.has(name.toLowerCase())) ? 0.08 : 0;
+    case 'quantity':
+      return /\b\d+(?:[.,]\d+)?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|once)\b/i.test(sentence) ? 0.1 : 0;
+    case 'other':
+      return 0;
+  }
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
+  return sum;
+}
+
+/**
+ * The built-in, offline answerer. Extractive: it never writes text of its own. It scores every sentence
+ * of the retrieved memories against the question (lexical overlap weighted by how rare each word is among
+ * the memories, the embedder's similarity, and a bonus for the kind of thing asked: a date for "when", a
+ * name for "who"), then answers with the best one or few, whole, with names and dates as written. For
+ * "when" questions it leads with the date: an explicit one from the sentence, a relative one ("yesterday")
+ * resolved against the memory's date, else the memory's date.
+ */
+export class BuiltinLanguageModel implements LanguageModel {
+  readonly provider = 'builtin';
+
+  constructor(private readonly embedder: EmbeddingModel) {}
+
+  modelFor(): string {
+    return BUILTIN_ANSWER_MODEL;
+  }
+
+  async close(): Promise<void> {}
+
+  async *answer(request: AnswerRequest): AsyncIterable<AnswerChunk> {
+    const { text, cited, support, promptTokens } = await this.extract(request);
+    // Word by word, as a generating model would stream it: the client shows the answer as it arrives.
+    for (const piece of text.match(/\s*\S+/g) ?? []) yield { type: 'delta', text: piece };
+    yield { type: 'finish', usage: { promptTokens, completionTokens: 0 }, model: BUILTIN_ANSWER_MODEL, cited, support };
+  }
+
+  /** The whole answer at once (tests and the turbo path use it directly). */
+  async extract(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; promptTokens: number }> {
+    const promptTokens = countTokens(request.question) + request.sources.reduce((sum, source) => sum + countTokens(source.content), 0);
+    const tier = TIERS[request.tier];
+    const kind = questionKind(request.question);
+    const questionWords = [...new Set(contentWords(request.question))];
+    const questionNames = new Set(properNouns(request.question).map((name) => name.toLowerCase()));
+
+    // Rarer words among the retrieved memories say more about which sentence answers (idf over the sources).
+    const documents = request.sources.map((source) => new Set(contentWords(source.content)));
+    const weight = new Map(
+      questionWords.map((word) => {
+        const df = documents.filter((document) => document.has(word)).length;
+        return [word, Math.log(1 + (documents.length + 1) / (df + 0.5))] as const;
+      }),
+    );
+    const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
+
+    const candidates: Candidate[] = [];
+    const multi: Candidate[] = [];
+    request.sources.forEach((source, sourceIndex) => {
+      const list = memorySentences(source.content);
+      for (const text of list) {
+        const present = new Set(contentWords(text));
+        const matched = questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0);
+        const candidate: Candidate = {
+          source,
+          sourceIndex,
+          text,
+          lexical: totalWeight > 0 ? matched / totalWeight : 0,
+          // A one-sentence memory's relevance is already that sentence's match to the question.
+          semantic: source.relevance,
+          bonus: kindBonus(kind, text, questionNames),
+        };
+        candidates.push(candidate);
+        if (list.length > 1) multi.push(candidate);
+      }
+    });
+    if (candidates.length === 0) return { text: '', cited: [], support: 0, promptTokens };
+
+    // In longer memories the memory's relevance says little about each sentence: embed the most promising.
+    if (tier.embed > 0 && multi.length > 0) {
+      const chosen = [...multi].sort((a, b) => b.lexical - a.lexical || a.sourceIndex - b.sourceIndex).slice(0, tier.embed);
+      const [questionVector, ...vectors] = request.questionVector
+        ? [request.questionVector, ...(await embedMany(this.embedder, chosen.map((c) => c.text), { signal: request.signal }))]
+        : await embedMany(this.embedder, [request.question, ...chosen.map((c) => c.text)], { signal: request.signal });
+      const calibration = scoringFor(this.embedder.modelId).semantic;
+      chosen.forEach((candidate, index) => {
+        const vector = vectors[index];
+        if (vector && questionVector) {
+          // Never far above the memory's own relevance: a sentence is not more relevant than its memory found.
+          candidate.semantic = Math.min(calibrate(dot(vector, questionVector), calibration), candidate.source.relevance + 0.1);
+        }
+      });
+    }
+
+    const score = (c: Candidate) => 0.5 * c.lexical + 0.5 * c.semantic + c.bonus - 0.01 * c.sourceIndex;
+    const ranked = [...candidates].sort((a, b) => score(b) - score(a));
+    const best = ranked[0] as Candidate;
+    const picked = [best];
+    for (const candidate of ranked.slice(1)) {
+      if (picked.length >= tier.sentences) break;
+      if (score(candidate) >= KEEP_RATIO * score(best) && !picked.some((p) => p.text === candidate.text)) picked.push(candidate);
+    }
+
+    let text = picked.map((candidate) => candidate.text).join(' ');
+    if (kind === 'when') {
+      const explicit = findExplicitDate(best.text);
+      const relative = findRelativeDate(best.text);
+      const lead =
+        (relative ? resolveRelativeDate(relative, best.source.date) : undefined) ?? explicit ?? formatDay(best.source.date);
+      text = `${lead.charAt(0).toUpperCase()}${lead.slice(1)} — ${text}`;
+    }
+    const cited = [...new Set(picked.map((candidate) => candidate.source.id))];
+    const support = Math.max(0, Math.min(1, 0.5 * best.lexical + 0.5 * best.semantic + best.bonus));
+    return { text, cited, support, promptTokens };
+  }
+}

@@ -1,0 +1,377 @@
+import { z } from 'zod';
+import type {
+  EdgeRecord,
+  EntityContribution,
+  EntityListRequest,
+  EntityRecord,
+  ExtractionState,
+  ExtractionStatusRecord,
+  FactListRequest,
+  FactRecord,
+  FactSupport,
+  KnowledgeChanges,
+  KnowledgeStore,
+} from '../../core/knowledge/types.js';
+import { ENTITY_TYPES, FACT_CATEGORIES, type EntityType, type FactCategory } from '../../providers/spec.js';
+import { and, arrayHasAny, contains, eq, gte, inList, isNull, or, type Predicate } from './predicate.js';
+import { json, num, optNum, optStr, str, strings } from './rows.js';
+import type { TableWriter } from './table-writer.js';
+
+type Row = Record<string, unknown>;
+
+export interface KnowledgeTables {
+  readonly entities: TableWriter;
+  readonly facts: TableWriter;
+  readonly edges: TableWriter;
+  readonly extractionStatus: TableWriter;
+}
+
+// JSON columns are read back through zod: a damaged value degrades to "no contribution", never a crash.
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const contributionSchema = z.object({
+  mentions: z.number(),
+  seenAt: z.number(),
+  names: z.array(z.string()),
+  properties: z.record(z.string(), scalar).catch({}),
+});
+const documentsSchema = z.record(z.string(), contributionSchema);
+const factSupportsSchema = z.array(
+  z.object({
+    memoryId: z.string(),
+    statement: z.string(),
+    excerpt: z.string(),
+    confidence: z.number(),
+    extractedAt: z.number(),
+    validFrom: z.number().nullable(),
+    statedAt: z.number(),
+  }),
+);
+const edgeSupportsSchema = z.array(z.object({ memoryId: z.string(), confidence: z.number() }));
+const propertiesSchema = z.record(z.string(), scalar);
+
+function parsed<T>(schema: z.ZodType<T>, text: string, fallback: T): T {
+  const result = schema.safeParse(json<unknown>(text, fallback));
+  return result.success ? result.data : fallback;
+}
+
+const entityType = (value: string): EntityType => ((ENTITY_TYPES as readonly string[]).includes(value) ? (value as EntityType) : 'concept');
+const factCategory = (value: string): FactCategory =>
+  (FACT_CATEGORIES as readonly string[]).includes(value) ? (value as FactCategory) : 'attribute';
+
+function entityToRow(accountId: string, entity: EntityRecord): Row {
+  return {
+    id: entity.id,
+    account_id: accountId,
+    name: entity.name,
+    sort_name: entity.name.toLowerCase(),
+    type: entity.type,
+    aliases: [...entity.aliases],
+    properties: JSON.stringify(entity.properties),
+    mentions: entity.mentions,
+    first_seen: entity.firstSeen,
+    last_seen: entity.lastSeen,
+    memory_ids: [...entity.relatedDocuments],
+    documents: JSON.stringify(entity.documents),
+    match_keys: [...entity.matchKeys],
+    search_text: [entity.name, ...entity.aliases].map((name) => name.toLowerCase()).join('\n'),
+  };
+}
+
+function rowToEntity(row: Row): EntityRecord {
+  return {
+    id: str(row, 'id'),
+    name: str(row, 'name'),
+    type: entityType(str(row, 'type')),
+    aliases: strings(row, 'aliases'),
+    properties: parsed(propertiesSchema, str(row, 'properties'), {}),
+    mentions: num(row, 'mentions'),
+    firstSeen: num(row, 'first_seen'),
+    lastSeen: num(row, 'last_seen'),
+    relatedDocuments: strings(row, 'memory_ids'),
+    documents: parsed(documentsSchema, str(row, 'documents'), {}) as Record<string, EntityContribution>,
+    matchKeys: strings(row, 'match_keys'),
+  };
+}
+
+function factToRow(accountId: string, fact: FactRecord): Row {
+  return {
+    id: fact.id,
+    account_id: accountId,
+    subject_id: fact.subjectId,
+    subject: fact.subject,
+    predicate: fact.predicate,
+    object: fact.object,
+    object_id: fact.objectId,
+    category: fact.category,
+    statement: fact.statement,
+    confidence: fact.confidence,
+    source_document: fact.source.documentId,
+    source_excerpt: fact.source.excerpt,
+    extracted_at: fact.extractedAt,
+    valid_from: fact.validFrom,
+    valid_to: fact.validTo,
+    superseded_by: fact.supersededBy,
+    memory_ids: [...new Set(fact.supports.map((support) => support.memoryId))],
+    entity_ids: fact.objectId ? [fact.subjectId, fact.objectId] : [fact.subjectId],
+    supports: JSON.stringify(fact.supports),
+  };
+}
+
+function rowToFact(row: Row): FactRecord {
+  return {
+    id: str(row, 'id'),
+    subjectId: str(row, 'subject_id'),
+    subject: str(row, 'subject'),
+    predicate: str(row, 'predicate'),
+    object: str(row, 'object'),
+    objectId: optStr(row, 'object_id'),
+    category: factCategory(str(row, 'category')),
+    statement: str(row, 'statement'),
+    confidence: num(row, 'confidence'),
+    source: { documentId: str(row, 'source_document'), excerpt: str(row, 'source_excerpt') },
+    extractedAt: num(row, 'extracted_at'),
+    validFrom: optNum(row, 'valid_from'),
+    validTo: optNum(row, 'valid_to'),
+    supersededBy: optStr(row, 'superseded_by'),
+    supports: parsed(factSupportsSchema, str(row, 'supports'), []) as FactSupport[],
+  };
+}
+
+function edgeToRow(accountId: string, edge: EdgeRecord): Row {
+  return {
+    id: edge.id,
+    account_id: accountId,
+    source_id: edge.sourceId,
+    target_id: edge.targetId,
+    relationship: edge.relationship,
+    strength: edge.strength,
+    memory_ids: edge.supports.map((support) => support.memoryId),
+    supports: JSON.stringify(edge.supports),
+  };
+}
+
+function rowToEdge(row: Row): EdgeRecord {
+  return {
+    id: str(row, 'id'),
+    sourceId: str(row, 'source_id'),
+    targetId: str(row, 'target_id'),
+    relationship: str(row, 'relationship'),
+    strength: num(row, 'strength'),
+    supports: parsed(edgeSupportsSchema, str(row, 'supports'), []),
+  };
+}
+
+const STATES = new Set<string>(['pending', 'processing', 'completed', 'failed']);
+
+function statusToRow(accountId: string, record: ExtractionStatusRecord): Row {
+  return {
+    id: record.memoryId,
+    account_id: accountId,
+    status: record.status,
+    error: record.error,
+    model: record.model,
+    attempts: record.attempts,
+    updated_at: record.updatedAt,
+    entities: record.entities,
+    facts: record.facts,
+  };
+}
+
+function rowToStatus(row: Row): ExtractionStatusRecord {
+  const status = str(row, 'status');
+  return {
+    memoryId: str(row, 'id'),
+    status: STATES.has(status) ? (status as ExtractionState) : 'failed',
+    error: optStr(row, 'error'),
+    model: str(row, 'model'),
+    attempts: num(row, 'attempts'),
+    updatedAt: num(row, 'updated_at'),
+    entities: num(row, 'entities'),
+    facts: num(row, 'facts'),
+  };
+}
+
+/** Upserts by id, then deletes; one commit per table that changes. */
+async function applyTo(writer: TableWriter, accountId: string, upsert: readonly Row[], remove: readonly string[]): Promise<void> {
+  if (upsert.length === 0 && remove.length === 0) return;
+  await writer.exclusive(async (table) => {
+    if (remove.length > 0) await table.delete(and(eq('account_id', accountId), inList('id', remove)));
+    if (upsert.length > 0) await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([...upsert]);
+  });
+}
+
+/** Entities, facts, edges and extraction status of one account; every query carries the account predicate. */
+export class LanceKnowledgeStore implements KnowledgeStore {
+  constructor(
+    readonly accountId: string,
+    private readonly tables: KnowledgeTables,
+  ) {}
+
+  private scope(...parts: (Predicate | undefined)[]): Predicate {
+    return and(eq('account_id', this.accountId), ...parts);
+  }
+
+  private async entities(where: Predicate, limit?: number): Promise<EntityRecord[]> {
+    let query = this.tables.entities.table.query().where(where);
+    if (limit !== undefined) query = query.limit(limit);
+    return (await query.toArray()).map((row) => rowToEntity(row as Row));
+  }
+
+  private async facts(where: Predicate): Promise<FactRecord[]> {
+    return (await this.tables.facts.table.query().where(where).toArray()).map((row) => rowToFact(row as Row));
+  }
+
+  private async edges(where: Predicate): Promise<EdgeRecord[]> {
+    return (await this.tables.edges.table.query().where(where).toArray()).map((row) => rowToEdge(row as Row));
+  }
+
+  entitiesByKeys(keys: readonly string[]): Promise<EntityRecord[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.entities(this.scope(arrayHasAny('match_keys', keys)));
+  }
+
+  entitiesByIds(ids: readonly string[]): Promise<EntityRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.entities(this.scope(inList('id', ids)));
+  }
+
+  entitiesOfMemory(memoryId: string): Promise<EntityRecord[]> {
+    return this.entities(this.scope(arrayHasAny('memory_ids', [memoryId])));
+  }
+
+  async listEntities(request: EntityListRequest): Promise<{ items: EntityRecord[]; total: number }> {
+    const where = this.scope(
+      request.type !== undefined ? eq('type', request.type) : undefined,
+      request.search !== undefined ? contains('search_text', request.search.toLowerCase()) : undefined,
+    );
+    const order =
+      request.sortBy === 'name'
+        ? [{ columnName: 'sort_name', ascending: true }]
+        : request.sortBy === 'recent'
+          ? [{ columnName: 'last_seen', ascending: false }]
+          : [{ columnName: 'mentions', ascending: false }];
+    const table = this.tables.entities.table;
+    const [total, rows] = await Promise.all([
+      table.countRows(where),
+      table
+        .query()
+        .where(where)
+        .orderBy([...order, { columnName: 'id', ascending: true }])
+        .offset(request.offset)
+        .limit(request.limit)
+        .toArray(),
+    ]);
+    return { items: rows.map((row) => rowToEntity(row as Row)), total };
+  }
+
+  async entityTypeCounts(): Promise<Record<string, number>> {
+    const rows = await this.tables.entities.table.query().where(this.scope()).select(['type']).toArray();
+    const counts: Record<string, number> = {};
+    for (const row of rows) {
+      const type = str(row as Row, 'type');
+      counts[type] = (counts[type] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  async topEntities(limit: number, type?: EntityType): Promise<EntityRecord[]> {
+    const rows = await this.tables.entities.table
+      .query()
+      .where(this.scope(type !== undefined ? eq('type', type) : undefined))
+      .orderBy([
+        { columnName: 'mentions', ascending: false },
+        { columnName: 'id', ascending: true },
+      ])
+      .limit(limit)
+      .toArray();
+    return rows.map((row) => rowToEntity(row as Row));
+  }
+
+  factsOfMemory(memoryId: string): Promise<FactRecord[]> {
+    return this.facts(this.scope(arrayHasAny('memory_ids', [memoryId])));
+  }
+
+  factsOfSubjects(subjectIds: readonly string[]): Promise<FactRecord[]> {
+    if (subjectIds.length === 0) return Promise.resolve([]);
+    return this.facts(this.scope(inList('subject_id', subjectIds)));
+  }
+
+  async listFacts(request: FactListRequest): Promise<{ items: FactRecord[]; total: number }> {
+    const where = this.scope(
+      request.entityIds !== undefined ? arrayHasAny('entity_ids', request.entityIds) : undefined,
+      request.category !== undefined ? eq('category', request.category) : undefined,
+      request.minConfidence !== undefined ? gte('confidence', request.minConfidence) : undefined,
+      request.includeSuperseded ? undefined : isNull('valid_to'),
+    );
+    const table = this.tables.facts.table;
+    const [total, rows] = await Promise.all([
+      table.countRows(where),
+      table
+        .query()
+        .where(where)
+        .orderBy([
+          { columnName: 'confidence', ascending: false },
+          { columnName: 'extracted_at', ascending: false },
+          { columnName: 'id', ascending: true },
+        ])
+        .offset(request.offset)
+        .limit(request.limit)
+        .toArray(),
+    ]);
+    return { items: rows.map((row) => rowToFact(row as Row)), total };
+  }
+
+  edgesOfMemory(memoryId: string): Promise<EdgeRecord[]> {
+    return this.edges(this.scope(arrayHasAny('memory_ids', [memoryId])));
+  }
+
+  edgesTouching(ids: readonly string[], within = false): Promise<EdgeRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    const source = inList('source_id', ids);
+    const target = inList('target_id', ids);
+    return this.edges(this.scope(within ? and(source, target) : or(source, target)));
+  }
+
+  async write(changes: KnowledgeChanges): Promise<void> {
+    const id = this.accountId;
+    // One commit per table that changes. A crash in between leaves records that the next save or delete
+    // of the same memory re-derives (every record is a function of its per-memory contributions).
+    await applyTo(this.tables.facts, id, (changes.upsertFacts ?? []).map((fact) => factToRow(id, fact)), changes.deleteFacts ?? []);
+    await applyTo(this.tables.edges, id, (changes.upsertEdges ?? []).map((edge) => edgeToRow(id, edge)), changes.deleteEdges ?? []);
+    await applyTo(
+      this.tables.entities,
+      id,
+      (changes.upsertEntities ?? []).map((entity) => entityToRow(id, entity)),
+      changes.deleteEntities ?? [],
+    );
+  }
+
+  async getStatus(memoryId: string): Promise<ExtractionStatusRecord | null> {
+    const rows = await this.tables.extractionStatus.table.query().where(this.scope(eq('id', memoryId))).limit(1).toArray();
+    return rows[0] ? rowToStatus(rows[0] as Row) : null;
+  }
+
+  putStatus(record: ExtractionStatusRecord): Promise<void> {
+    return applyTo(this.tables.extractionStatus, this.accountId, [statusToRow(this.accountId, record)], []);
+  }
+
+  deleteStatus(memoryIds: readonly string[]): Promise<void> {
+    return applyTo(this.tables.extractionStatus, this.accountId, [], memoryIds);
+  }
+
+  async statusesIn(states: readonly ExtractionState[]): Promise<ExtractionStatusRecord[]> {
+    const rows = await this.tables.extractionStatus.table.query().where(this.scope(inList('status', states))).toArray();
+    return rows.map((row) => rowToStatus(row as Row));
+  }
+
+  async counts(): Promise<{ entities: number; facts: number; edges: number; statuses: number }> {
+    const where = this.scope();
+    const [entities, facts, edges, statuses] = await Promise.all([
+      this.tables.entities.table.countRows(where),
+      this.tables.facts.table.countRows(where),
+      this.tables.edges.table.countRows(where),
+      this.tables.extractionStatus.table.countRows(where),
+    ]);
+    return { entities, facts, edges, statuses };
+  }
+}

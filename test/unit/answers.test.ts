@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { confidenceOf, grounding, memoryDate } from '../../src/core/answers/ask-service.js';
+import { dateReason, reminderReason } from '../../src/core/answers/reasons.js';
+import { RemindService, timeframeStart } from '../../src/core/answers/remind-service.js';
+import { countTokens, properNouns, resolveRelativeDate, sharedNames } from '../../src/core/answers/text.js';
+import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
+import type { MemoryRecord } from '../../src/core/types.js';
+import { BuiltinLanguageModel, questionKind } from '../../src/providers/builtin/builtin-language-model.js';
+import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
+import { fakeEmbedding } from '../helpers/fake-ollama.js';
+
+/** A deterministic embedder (hashed bag of words) so the answerer's ranking is reproducible. */
+const embedder: EmbeddingModel & { calls: number } = {
+  provider: 'test',
+  modelId: 'test/bag-of-words',
+  dimension: 256,
+  maxEmbeddingsPerCall: 64,
+  calls: 0,
+  async init() {},
+  async doEmbed(texts) {
+    this.calls += 1;
+    return texts.map((text) => Float32Array.from(fakeEmbedding(text, 256)));
+  },
+  async close() {},
+};
+
+const MAY_8 = Date.parse('2023-05-08T13:56:00Z');
+const source = (id: string, content: string, relevance = 0.7, date = MAY_8): AnswerSource => ({ id, title: content.slice(0, 30), content, relevance, date });
+
+async function answer(question: string, sources: AnswerSource[], tier: 'fast' | 'default' | 'smart' = 'default') {
+  const chunks: AnswerChunk[] = [];
+  for await (const chunk of new BuiltinLanguageModel(embedder).answer({ question, sources, tier })) chunks.push(chunk);
+  const text = chunks.map((chunk) => (chunk.type === 'delta' ? chunk.text : '')).join('');
+  const finish = chunks.at(-1);
+  if (finish?.type !== 'finish') throw new Error('no finish chunk');
+  return { text, finish, deltas: chunks.length - 1 };
+}
+
+describe('the built-in extractive answerer', () => {
+  it('answers with the sentence that matches the question, whole, citing its memory', async () => {
+    const { text, finish } = await answer('What did Melanie paint last year?', [
+      source('m1', 'Caroline: I went to a LGBTQ support group yesterday. It was really powerful.'),
+      source('m2', 'Melanie: I painted a lake sunrise last year. Painting calms me down after work.', 0.6),
+    ], 'fast');
+    expect(text).toBe('Melanie: I painted a lake sunrise last year.');
+    expect(finish).toMatchObject({ model: 'builtin/extractive', cited: ['m2'], usage: { completionTokens: 0 } });
+    expect(finish.support).toBeGreaterThan(0.3);
+  });
+
+  it('repeats the speaker for a later sentence of a turn, keeping names intact', async () => {
+    const { text } = await answer('What calms Melanie down?', [
+      source('m2', 'Melanie: I painted a lake sunrise last year. Painting calms me down after a long week at work.'),
+    ], 'fast');
+    expect(text).toBe('Melanie: Painting calms me down after a long week at work.');
+  });
+
+  it('leads a "when" answer with the date, resolving relative phrases against the memory date', async () => {
+    const { text } = await answer('When did Caroline go to the LGBTQ support group?', [
+      source('m1', 'Caroline: I went to a LGBTQ support group yesterday. It was really powerful. [8 May, 2023]'),
+    ]);
+    expect(text).toBe('7 May 2023 — Caroline: I went to a LGBTQ support group yesterday.');
+    const explicit = await answer('When is the dentist?', [source('d', 'Dentist appointment on 12 June 2023 at 9am.')]);
+    expect(explicit.text).toMatch(/^12 June 2023 — Dentist appointment/);
+    const dateless = await answer('When did I buy the bike?', [source('b', 'Bought a red bike for the commute.', 0.7, Date.parse('2024-02-03T10:00:00Z'))]);
+    expect(dateless.text).toBe('3 February 2024 — Bought a red bike for the commute.');
+  });
+
+  it('adds close runners-up up to the tier, best first', async () => {
+    const sources = [
+      source('a', 'Jon opened a dance studio in Berlin.', 0.7),
+      source('b', 'Jon loves dancing and wants to teach dance classes at the studio.', 0.68),
+      source('c', 'The weather in Berlin was rainy.', 0.5),
+    ];
+    const fast = await answer('What is Jon doing with the dance studio?', sources, 'fast');
+    const smart = await answer('What is Jon doing with the dance studio?', sources, 'smart');
+    expect(fast.finish.cited).toHaveLength(1);
+    expect(smart.finish.cited.length).toBeGreaterThan(1);
+    expect(smart.finish.cited).not.toContain('c');
+    expect(smart.text.startsWith(fast.text)).toBe(true);
+  });
+
+  it('embeds sentences of longer memories only above the fast tier', async () => {
+    const long = [source('l', 'The kickoff went well. Budget approval is due on Friday. Lunch was pasta.')];
+    embedder.calls = 0;
+    await answer('When is the budget approval due?', long, 'fast');
+    expect(embedder.calls).toBe(0);
+    const { text } = await answer('When is the budget approval due?', long, 'default');
+    expect(embedder.calls).toBe(1);
+    expect(text).toBe('On Friday — Budget approval is due on Friday.');
+  });
+
+  it('counts the tokens it read, streams word by word, and answers nothing from nothing', async () => {
+    const sources = [source('x', 'Alpha beta gamma.'), source('y', 'Delta, epsilon!')];
+    const { finish, deltas } = await answer('alpha?', sources, 'fast');
+    expect(finish.usage.promptTokens).toBe(countTokens('alpha?') + countTokens('Alpha beta gamma.') + countTokens('Delta, epsilon!'));
+    expect(deltas).toBe(3);
+    const empty = await answer('anything?', []);
+    expect(empty.text).toBe('');
+  });
+
+  it('tells kinds of question apart', () => {
+    expect(questionKind('When did she move?')).toBe('when');
+    expect(questionKind('What year did they marry?')).toBe('when');
+    expect(questionKind('Who gave Caroline the necklace?')).toBe('who');
+    expect(questionKind('Where did Jon travel?')).toBe('where');
+    expect(questionKind('How many kids does Melanie have?')).toBe('quantity');
+    expect(questionKind('What does Jon like?')).toBe('other');
+  });
+});
+
+describe('answer text helpers', () => {
+  it('finds names, not sentence openers or calendar words', () => {
+    expect(properNouns('Met Sarah Chen from Acme Corp in Berlin on Monday. The plan is fine.')).toEqual(['Sarah Chen', 'Acme Corp', 'Berlin']);
+    expect(properNouns('Preparing the quarterly review with Acme')).toEqual(['Acme']);
+    expect(sharedNames('Call with Sarah about Acme Corp', 'Met Sarah Chen from Acme Corp in Berlin')).toEqual(['Sarah', 'Acme Corp']);
+  });
+
+  it('resolves relative dates as LoCoMo writes them', () => {
+    expect(resolveRelativeDate('yesterday', MAY_8)).toBe('7 May 2023');
+    expect(resolveRelativeDate('last week', MAY_8)).toBe('the week before 8 May 2023');
+    expect(resolveRelativeDate('last year', MAY_8)).toBe('2022');
+    expect(resolveRelativeDate('two days ago', MAY_8)).toBe('6 May 2023');
+    expect(resolveRelativeDate('last Saturday', MAY_8)).toBe('6 May 2023');
+    expect(resolveRelativeDate('last month', MAY_8)).toBe('April 2023');
+    expect(resolveRelativeDate('someday', MAY_8)).toBeUndefined();
+  });
+});
+
+describe('confidence and grounding', () => {
+  it('is retrieval times (0.5 + 0.5 support), never above retrieval', () => {
+    expect(confidenceOf([0.8], 0.9, 1)).toBe(0.8);
+    expect(confidenceOf([0.8, 0.6], 0.9, 0)).toBe(0.35);
+    expect(confidenceOf([], 0.9, 0.5)).toBe(0.68);
+    expect(grounding('Sarah on Thursday', [{ content: 'Meeting Sarah on Thursday' }])).toBe(1);
+    expect(grounding('Bob on Friday', [{ content: 'Meeting Sarah on Thursday' }])).toBe(0);
+  });
+
+  it('takes a memory date from metadata.date when it has one', () => {
+    const memory = { createdAt: 5, metadata: { date: '2023-05-08' } } as unknown as MemoryRecord;
+    expect(memoryDate(memory)).toBe(Date.parse('2023-05-08'));
+    expect(memoryDate({ createdAt: 5, metadata: {} } as unknown as MemoryRecord)).toBe(5);
+  });
+});
+
+describe('remind', () => {
+  const NOW = Date.parse('2026-03-04T15:00:00Z');
+  it('bounds createdAt by timeframe', async () => {
+    expect(timeframeStart('today', NOW)).toBe(Date.parse('2026-03-04T00:00:00Z'));
+    expect(timeframeStart('week', NOW)).toBe(NOW - 7 * 86_400_000);
+    expect(timeframeStart('month', NOW)).toBe(NOW - 30 * 86_400_000);
+    expect(timeframeStart('all', NOW)).toBeUndefined();
+    const seen: SearchInput[] = [];
+    const memories = { search: async (_account: string, input: SearchInput) => (seen.push(input), { hits: [], total: 0 }) } as unknown as MemoryService;
+    await new RemindService(memories, () => NOW).remind('acc', { context: 'the quarterly review', limit: 5, threshold: 0.6, timeframe: 'week' });
+    expect(seen[0]).toMatchObject({ query: 'the quarterly review', hybrid: true, threshold: 0.6, limit: 5, filter: { after: NOW - 7 * 86_400_000 } });
+  });
+
+  it('builds reasons from names, dates and topic words', () => {
+    const memory = (content: string, createdAt = NOW - 86_400_000) => ({ title: content.slice(0, 20), content, createdAt });
+    expect(reminderReason('Preparing the quarterly review with Sarah Chen', memory('Sarah Chen asked for the churn numbers.'), 0.7, NOW)).toBe(
+      'Mentions Sarah Chen, who also appears in your context; same topic: "review"'.replace('; same topic: "review"', '.'),
+    );
+    expect(reminderReason('Paying the bills this week', memory('Electricity bill is due on Friday.'), 0.7, NOW)).toBe('Due this week; same topic: "bill".');
+    expect(reminderReason('Preparing the quarterly review', memory('Quarterly review slides need the churn chart.'), 0.7, NOW)).toBe(
+      'Same topic: "quarterly" and "review".',
+    );
+    expect(reminderReason('Holiday planning ideas', memory('Beach trip with the kids.'), 0.71, NOW)).toBe(
+      'Close in meaning to your context (relevance 0.71), though it shares no names or words with it.',
+    );
+    expect(dateReason('Rent was due on 1 March 2026.', NOW - 10 * 86_400_000, NOW)).toBe('Was due 1 March 2026');
+  });
+});

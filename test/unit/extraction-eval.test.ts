@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { BuiltinExtractor } from '../../src/providers/builtin/builtin-extractor.js';
+import { evaluate, loadEvalSet } from '../helpers/extraction-eval.js';
+
+/**
+ * Floors on the built-in extractor's quality over the labelled notes (test/fixtures/extraction-eval.json);
+ * bench/extraction.ts prints the figures. The floors sit a little under the measured values, so a change
+ * that makes extraction worse fails here.
+ */
+describe('built-in extractor on the labelled evaluation set', () => {
+  it('has at least 40 realistic notes of every kind', () => {
+    const set = loadEvalSet();
+    expect(set.notes.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(set.notes.map((note) => note.kind))).toEqual(new Set(['meeting', 'email', 'journal', 'project-update']));
+  });
+
+  it('keeps precision and recall per entity type and fact precision above their floors', async () => {
+    const report = await evaluate(new BuiltinExtractor());
+    const floors = {
+      person: { precision: 0.9, recall: 0.85, f1: 0.85 },
+      company: { precision: 0.9, recall: 0.8, f1: 0.85 },
+      location: { precision: 0.9, recall: 0.85, f1: 0.85 },
+      event: { precision: 0.8, recall: 0.8, f1: 0.8 },
+      date: { precision: 0.9, recall: 0.9, f1: 0.9 },
+      product: { precision: 0.5, recall: 0.4, f1: 0.45 },
+    } as const;
+    for (const [type, floor] of Object.entries(floors)) {
+      const score = report.entities[type as keyof typeof floors];
+      expect(score.precision, `${type} precision`).toBeGreaterThanOrEqual(floor.precision);
+      expect(score.recall, `${type} recall`).toBeGreaterThanOrEqual(floor.recall);
+      expect(score.f1, `${type} F1`).toBeGreaterThanOrEqual(floor.f1);
+    }
+    expect(report.facts.precision, 'fact precision').toBeGreaterThanOrEqual(0.9);
+    expect(report.facts.recall, 'fact recall').toBeGreaterThanOrEqual(0.75);
+    // A confidence filter means something: the most confident facts are at least as precise as all of them.
+    const confident = report.calibration.filter((bucket) => bucket.confidence >= 0.85);
+    const precise = confident.reduce((sum, bucket) => sum + bucket.precision * bucket.facts, 0) / confident.reduce((sum, bucket) => sum + bucket.facts, 0);
+    expect(precise).toBeGreaterThanOrEqual(report.facts.precision - 0.05);
+  }, 60_000);
+});
