@@ -3,6 +3,9 @@ import {
   EntitiesQuery,
   EntitiesResponse,
   ErrorBody,
+  EnrichAllBody,
+  EnrichAllResponse,
+  EnrichResponse,
   ExtractionStatusResponse,
   ExtractRetryResponse,
   FactsQuery,
@@ -55,6 +58,20 @@ function presentFact(fact: FactRecord): Fact {
 
 export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
+    const presentStatus = async (accountId: string, memoryId: string) => {
+      const status = await deps.knowledge.extractionStatus(accountId, memoryId);
+      return {
+        memoryId: status.memoryId,
+        status: status.status,
+        ...(status.error ? { error: status.error } : {}),
+        model: status.model,
+        attempts: status.attempts,
+        updatedAt: iso(status.updatedAt),
+        entities: status.entities,
+        facts: status.facts,
+      };
+    };
+
     app.get(
       '/v1/entities',
       {
@@ -144,17 +161,49 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const { account } = requireAuth(request.auth);
         assertMemoryId(request.params.id);
-        const status = await deps.knowledge.extractionStatus(account.id, request.params.id);
+        return { success: true as const, ...(await presentStatus(account.id, request.params.id)) };
+      },
+    );
+
+    app.post(
+      '/v1/memory/:id/enrich',
+      {
+        schema: {
+          summary: 'Run the extraction a turbo save skipped',
+          description:
+            'Extracts entities, facts and relationships from the memory (inline with the built-in extractor, queued with Ollama) and makes it a standard memory. Counts as one more request.',
+          tags: ['knowledge'],
+          params: MemoryParams,
+          response: { 200: EnrichResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { account } = requireWrite(request.auth);
+        const memory = await deps.memories.enrich(account.id, request.params.id);
+        return { success: true as const, message: 'Memory enriched', ...(await presentStatus(account.id, memory.id)) };
+      },
+    );
+
+    app.post(
+      '/v1/enrich',
+      {
+        schema: {
+          summary: 'Enrich every turbo memory',
+          description: 'Addition: runs extraction for every memory saved through turbo and not enriched since.',
+          tags: ['knowledge'],
+          body: EnrichAllBody,
+          response: { 200: EnrichAllResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const { account } = requireWrite(request.auth);
+        const memoryIds = await deps.memories.turboIds(account.id);
+        for (const id of memoryIds) await deps.memories.enrich(account.id, id);
         return {
           success: true as const,
-          memoryId: status.memoryId,
-          status: status.status,
-          ...(status.error ? { error: status.error } : {}),
-          model: status.model,
-          attempts: status.attempts,
-          updatedAt: iso(status.updatedAt),
-          entities: status.entities,
-          facts: status.facts,
+          message: memoryIds.length === 0 ? 'No turbo memories to enrich.' : `Enriched ${memoryIds.length} memories.`,
+          enriched: memoryIds.length,
+          memoryIds,
         };
       },
     );

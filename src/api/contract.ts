@@ -580,6 +580,20 @@ export const ExtractionStatusResponse = z.object({
 });
 export type ExtractionStatusResponse = z.infer<typeof ExtractionStatusResponse>;
 
+export const EnrichResponse = ExtractionStatusResponse.extend({ message: z.string() });
+export type EnrichResponse = z.infer<typeof EnrichResponse>;
+
+export const EnrichAllBody = z.object({
+  allTurbo: z.literal(true).describe('Enrich every memory saved through turbo and not enriched since.'),
+});
+export const EnrichAllResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  enriched: z.number(),
+  memoryIds: z.array(z.string()),
+});
+export type EnrichAllResponse = z.infer<typeof EnrichAllResponse>;
+
 export const ExtractRetryResponse = z.object({
   success: z.literal(true),
   message: z.string(),

@@ -32,6 +32,8 @@ import {
 import {
   EntitiesResponse,
   ExtractionStatusResponse,
+  EnrichAllResponse,
+  EnrichResponse,
   ExtractRetryResponse,
   FactsResponse,
   GraphResponse,
@@ -359,6 +361,14 @@ export class MemClient {
 
   extractionStatus(memoryId: string) {
     return this.request(ExtractionStatusResponse, 'GET', `/v1/extract/${encodeURIComponent(memoryId)}`);
+  }
+
+  enrich(id: string) {
+    return this.request(EnrichResponse, 'POST', `/v1/memory/${encodeURIComponent(id)}/enrich`, {});
+  }
+
+  enrichAllTurbo() {
+    return this.request(EnrichAllResponse, 'POST', '/v1/enrich', { allTurbo: true });
   }
 
   retryExtractions() {

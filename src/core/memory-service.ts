@@ -187,6 +187,26 @@ export class MemoryService {
     return updated;
   }
 
+  /**
+   * Runs the extraction a turbo save skipped: the memory becomes a standard one (later content updates
+   * re-extract too). A memory that is already standard is extracted again, replacing what it produced.
+   */
+  async enrich(accountId: string, id: string): Promise<MemoryRecord> {
+    const existing = await this.get(accountId, id);
+    if (!this.deps.knowledge) {
+      throw new MemError('INTERNAL_ERROR', 'Extraction is not configured in this daemon.');
+    }
+    const memory: MemoryRecord = { ...existing, turbo: false };
+    if (existing.turbo) await this.store(accountId).replace(memory);
+    await this.deps.knowledge.memorySaved(accountId, memory);
+    return memory;
+  }
+
+  /** Ids of the memories saved through the turbo path and not enriched since. */
+  turboIds(accountId: string): Promise<string[]> {
+    return this.store(accountId).ids({ turbo: true });
+  }
+
   /** Recomputes a memory's vectors in the current embedding space (reindex). */
   async reembed(accountId: string, id: string): Promise<boolean> {
     const store = this.store(accountId);

@@ -57,7 +57,7 @@ export interface MemoryStore {
   vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]>;
   keywordSearch(text: string, filter: MemoryFilter, k: number): Promise<KeywordHit[]>;
   /** Every memory id of the account (ids only: cheap even for large accounts). */
-  ids(): Promise<string[]>;
+  ids(options?: { turbo?: boolean }): Promise<string[]>;
   /** Memory ids that have no vectors in the current embedding model's space. */
   idsWithoutVectors(limit: number): Promise<string[]>;
   /** Bytes of content stored (approximate storage use). */

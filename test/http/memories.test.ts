@@ -155,6 +155,20 @@ describe('GET/PATCH/DELETE /v1/memory/:id', () => {
     }
   });
 
+  it('updates fields that do not re-embed, including clearing tags and a memory without tags', async () => {
+    const bare = await save({ content: 'A memory saved without tags' });
+    const described = await t.request({ method: 'PATCH', url: `/v1/memory/${bare}`, payload: { description: 'now described', spaceId: "o'brien" } });
+    expect(described.statusCode, described.body).toBe(200);
+    expect(described.json().data).toMatchObject({ description: 'now described', spaceId: "o'brien", tags: [] });
+    const tagged = await save({ content: 'A memory with tags to clear', tags: ['a', 'b'] });
+    const cleared = await t.request({ method: 'PATCH', url: `/v1/memory/${tagged}`, payload: { tags: [] } });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    const search = await t.request({ method: 'POST', url: '/v1/search', payload: { query: 'memory with tags to clear', threshold: 0, tags: ['a'] } });
+    expect(search.json().results.map((result: { id: string }) => result.id)).not.toContain(tagged);
+    const inSpace = await t.request({ method: 'POST', url: '/v1/search', payload: { query: 'saved without tags', threshold: 0, spaceId: "o'brien" } });
+    expect(inSpace.json().results.map((result: { id: string }) => result.id)).toEqual([bare]);
+  });
+
   it('rejects unknown and mistyped update fields', async () => {
     const id = await save({ content: 'Something to update later' });
     for (const payload of [{ colour: 'red' }, { tags: 'x' }, { content: '' }, { content: 'a'.repeat(102_401) }]) {

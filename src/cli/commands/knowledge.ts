@@ -3,6 +3,7 @@ import {
   ENTITY_SORTS,
   ENTITY_TYPES,
   FACT_CATEGORIES,
+  type EnrichResponse,
   type EntitiesResponse,
   type FactsResponse,
   type GraphResponse,
@@ -174,6 +175,37 @@ Examples:
       const { client, output } = await clientFor(command);
       const response = await client.graph(params);
       output.result(response, () => renderGraph(response));
+    });
+
+  program
+    .command('enrich')
+    .description('Run the entity and fact extraction that a turbo save skipped')
+    .argument('[ids...]', 'memory ids')
+    .option('--all-turbo', 'every memory saved with --turbo and not enriched since')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mem enrich mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G
+  $ mem enrich --all-turbo`,
+    )
+    .action(async (ids: string[], options: { allTurbo?: boolean }, command: Command) => {
+      if (!options.allTurbo && ids.length === 0) {
+        throw new MemError('VALIDATION_ERROR', 'Give memory ids, or --all-turbo.', { hint: 'mem enrich --all-turbo' });
+      }
+      const { client, output } = await clientFor(command);
+      if (options.allTurbo) {
+        const response = await client.enrichAllTurbo();
+        output.result(response, () => response.message);
+        return;
+      }
+      const results: EnrichResponse[] = [];
+      for (const id of ids) results.push(await client.enrich(id));
+      output.result(results.length === 1 ? results[0] : results, () =>
+        results
+          .map((status) => `${style.green('Enriched')} ${status.memoryId}: ${status.status}${status.status === 'completed' ? ` (${status.entities} entities, ${status.facts} facts)` : ''}`)
+          .join('\n'),
+      );
     });
 
   program

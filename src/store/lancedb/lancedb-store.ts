@@ -25,6 +25,8 @@ import {
   gte,
   inList,
   isTrue,
+  listLiteral,
+  literal,
   lte,
   metadataTextPrefilter,
   type Predicate,
@@ -257,7 +259,11 @@ class LanceMemoryStore implements MemoryStore {
       await this.tables.chunks.exclusive(async (table) => {
         await table.update({
           where: scope,
-          values: { space_id: memory.spaceId, tags: [...memory.tags], created_at: memory.createdAt },
+          valuesSql: {
+            space_id: literal(memory.spaceId),
+            tags: listLiteral(memory.tags),
+            created_at: literal(memory.createdAt),
+          },
         });
       });
     }
@@ -328,8 +334,9 @@ class LanceMemoryStore implements MemoryStore {
     return rows.map((row: Row) => ({ memoryId: str(row, 'memory_id'), seq: num(row, 'seq'), score: num(row, '_score') }));
   }
 
-  async ids(): Promise<string[]> {
-    const rows = await this.tables.memories.table.query().where(eq('account_id', this.accountId)).select(['id']).toArray();
+  async ids(options: { turbo?: boolean } = {}): Promise<string[]> {
+    const where = and(eq('account_id', this.accountId), options.turbo !== undefined ? eq('turbo', options.turbo) : undefined);
+    const rows = await this.tables.memories.table.query().where(where).select(['id']).toArray();
     return rows.map((row: Row) => str(row, 'id'));
   }
 

@@ -24,6 +24,7 @@ export type Column =
   | 'kind'
   | 'email'
   | 'is_owner'
+  | 'turbo'
   // knowledge tables (knowledge-store.ts)
   | 'type'
   | 'match_keys'
@@ -55,6 +56,7 @@ const COLUMNS = new Set<string>([
   'kind',
   'email',
   'is_owner',
+  'turbo',
   'type',
   'match_keys',
   'memory_ids',
@@ -83,6 +85,14 @@ export function literal(value: string | number | boolean): string {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   // NUL cannot appear in a SQL literal; it never carries meaning in our values.
   return `'${value.replaceAll('\0', '').replaceAll("'", "''")}'`;
+}
+
+/**
+ * SQL for a list of strings, for update SET expressions: LanceDB's `update({values})` fails on an empty
+ * list ("concat requires input of at least one array"), `make_array()` does not.
+ */
+export function listLiteral(values: readonly string[]): string {
+  return `make_array(${values.map(literal).join(', ')})`;
 }
 
 function make(sql: string): Predicate {
