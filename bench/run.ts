@@ -1,0 +1,61 @@
+/**
+ * `npm run bench [-- --quick] [-- --only latency,locomo,scifact] [-- --locomo FILE] [-- --scifact DIR]`:
+ * builds (npm does), runs the chosen benchmarks one after another, each against its own fresh daemon,
+ * prints every figure, and writes bench/results/latest.json (machine, mem version, date, figures).
+ */
+import { parseArgs } from 'node:util';
+import { runLatency } from './latency.js';
+import { envelope, machine, measure, printResult, writeJson, type BenchResult } from './lib/report.js';
+import { runLocomo } from './retrieval-locomo.js';
+import { runScifact } from './retrieval-scifact.js';
+import { VERSION } from '../src/version.js';
+
+const BENCHMARKS = ['latency', 'locomo', 'scifact'] as const;
+type BenchName = (typeof BENCHMARKS)[number];
+
+function isBenchName(value: string): value is BenchName {
+  return (BENCHMARKS as readonly string[]).includes(value);
+}
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    locomo: { type: 'string' },
+    scifact: { type: 'string' },
+    split: { type: 'string', default: 'train' },
+  },
+});
+
+const chosen = (values.only ?? BENCHMARKS.join(','))
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
+const unknown = chosen.filter((name) => !isBenchName(name));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${BENCHMARKS.join(', ')}\n`);
+  process.exit(2);
+}
+
+const host = machine();
+process.stdout.write(
+  `mem ${VERSION} benchmarks${values.quick ? ' (quick)' : ''}: ${chosen.join(', ')}\n` +
+    `${host.cpu}, ${host.cores} cores, ${host.memoryGb} GB, ${host.os}, node ${host.node}\n`,
+);
+
+const results: BenchResult[] = [];
+for (const name of chosen.filter(isBenchName)) {
+  process.stderr.write(`\n> ${name}${values.quick ? ' (quick)' : ''}\n`);
+  const result = await measure(() =>
+    name === 'latency'
+      ? runLatency({ quick: values.quick })
+      : name === 'locomo'
+        ? runLocomo({ file: values.locomo, quick: values.quick })
+        : runScifact({ dir: values.scifact, split: values.split, quick: values.quick }),
+  );
+  printResult(result);
+  results.push(result);
+  // Written after every benchmark, so a long run that fails late keeps what it measured.
+  writeJson('latest.json', envelope(results, values.quick));
+}
+process.stdout.write(`\nreport: bench/results/latest.json\n`);
