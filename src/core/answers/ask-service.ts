@@ -6,20 +6,20 @@ import { contentWords } from './text.js';
 /** The spec's fixed answer when nothing relevant is found. */
 export const NO_RESULT_ANSWER = "I don't have enough information in your memories to answer that.";
 /**
- * Which retrieved memories an answer may draw on: those scoring at least the search's default threshold
- * (0.5), and those scoring at least ASK_FLOOR that share a word (not a stopword) with the question. Scores
- * are calibrated on large collections; in a small one BM25 adds little and a clearly relevant memory can
- * score 0.1-0.4, while unrelated ones stay near 0.01-0.07 and share no words with the question.
+ * Which of the top `limit` retrieved memories an answer may draw on: those scoring at least the search's
+ * default threshold (0.5), and any that share a word (not a stopword) with the question. Scores are
+ * calibrated on large collections; the built-in embedder can rate a plain match very low ("what was that
+ * quick thought?" vs "quick thought: buy a standing desk": cosine 0.02, score 0.03), while a shared
+ * content word is direct evidence. Unrelated memories share no content words and are left out.
  */
 export const ASK_THRESHOLD = 0.5;
-export const ASK_FLOOR = 0.1;
 
 export interface AskInput {
   readonly query: string;
   readonly limit: number;
   readonly filter: MemoryFilter;
   readonly tier: AnswerTier;
-  /** Hybrid (semantic + keywords) retrieval; turbo ask uses semantic only. */
+  /** Hybrid (semantic + keywords) retrieval. */
   readonly hybrid: boolean;
 }
 
@@ -114,7 +114,7 @@ export class AskService {
       query: input.query,
       limit: input.limit,
       offset: 0,
-      threshold: ASK_FLOOR,
+      threshold: 0,
       hybrid: input.hybrid,
       filter: input.filter,
     });

@@ -33,7 +33,7 @@ export class TurboService {
 
   async ask(accountId: string, input: { query: string; limit: number }): Promise<AskResult & { processingTime: number }> {
     const started = performance.now();
-    const result = await this.asker.ask(accountId, { query: input.query, limit: input.limit, filter: {}, tier: 'fast', hybrid: false });
+    const result = await this.asker.ask(accountId, { query: input.query, limit: input.limit, filter: {}, tier: 'fast', hybrid: true });
     return { ...result, processingTime: elapsed(started) };
   }
 }
