@@ -228,7 +228,7 @@ describe('mem CLI against a real daemon', () => {
     const reminded = await mem(['remind', 'Preparing the roadmap review with Sarah Chen', '--timeframe', 'week', '--threshold', '0.2'], env);
     expect(reminded.exitCode, reminded.stderr).toBe(0);
     expect(reminded.stdout).toContain(meeting);
-    expect(reminded.stdout).toMatch(/Mentions Sarah Chen, who also appears in your context/);
+    expect(reminded.stdout).toMatch(/Mentions Sarah Chen, also named in your context/);
     const short = await mem(['remind', 'too short'], env);
     expect(short.exitCode).toBe(2);
 

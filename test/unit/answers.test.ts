@@ -152,13 +152,14 @@ describe('remind', () => {
     const seen: SearchInput[] = [];
     const memories = { search: async (_account: string, input: SearchInput) => (seen.push(input), { hits: [], total: 0 }) } as unknown as MemoryService;
     await new RemindService(memories, () => NOW).remind('acc', { context: 'the quarterly review', limit: 5, threshold: 0.6, timeframe: 'week' });
-    expect(seen[0]).toMatchObject({ query: 'the quarterly review', hybrid: true, threshold: 0.6, limit: 5, filter: { after: NOW - 7 * 86_400_000 } });
+    // Candidates are fetched unthresholded and re-scored with shared names before the threshold applies.
+    expect(seen[0]).toMatchObject({ query: 'the quarterly review', hybrid: true, threshold: 0, filter: { after: NOW - 7 * 86_400_000 } });
   });
 
   it('builds reasons from names, dates and topic words', () => {
     const memory = (content: string, createdAt = NOW - 86_400_000) => ({ title: content.slice(0, 20), content, createdAt });
     expect(reminderReason('Preparing the quarterly review with Sarah Chen', memory('Sarah Chen asked for the churn numbers.'), 0.7, NOW)).toBe(
-      'Mentions Sarah Chen, who also appears in your context; same topic: "review"'.replace('; same topic: "review"', '.'),
+      'Mentions Sarah Chen, also named in your context.',
     );
     expect(reminderReason('Paying the bills this week', memory('Electricity bill is due on Friday.'), 0.7, NOW)).toBe('Due this week; same topic: "bill".');
     expect(reminderReason('Preparing the quarterly review', memory('Quarterly review slides need the churn chart.'), 0.7, NOW)).toBe(
@@ -168,5 +169,16 @@ describe('remind', () => {
       'Close in meaning to your context (relevance 0.71), though it shares no names or words with it.',
     );
     expect(dateReason('Rent was due on 1 March 2026.', NOW - 10 * 86_400_000, NOW)).toBe('Was due 1 March 2026');
+  });
+});
+
+describe('remind relevance', () => {
+  it('shared names are evidence: one reaches the default threshold, more go higher, none leaves the score', async () => {
+    const { remindRelevance } = await import('../../src/core/answers/remind-service.js');
+    expect(remindRelevance(0.03, 0)).toBeCloseTo(0.03);
+    expect(remindRelevance(0, 1)).toBeCloseTo(0.6);
+    expect(remindRelevance(0.03, 1)).toBeGreaterThan(0.6);
+    expect(remindRelevance(0.03, 2)).toBeGreaterThan(remindRelevance(0.03, 1));
+    expect(remindRelevance(0.9, 3)).toBeLessThanOrEqual(1);
   });
 });

@@ -55,8 +55,9 @@ export function reminderReason(
   const text = `${memory.title}. ${memory.content}`;
   const parts: string[] = [];
   const names = sharedNames(context, text).slice(0, 3);
-  if (names.length === 1) parts.push(`Mentions ${names[0]}, who also appears in your context`.replace('who', /\b(?:Corp|Inc|Ltd|GmbH|Group|Bank|University)\b/.test(names[0] ?? '') ? 'which' : 'who'));
-  else if (names.length > 1) parts.push(`Mentions ${list(names)}, who appear in your context`);
+  // "who" or "which" would need to know what the name is; this wording fits people, companies and places.
+  if (names.length === 1) parts.push(`Mentions ${names[0]}, also named in your context`);
+  else if (names.length > 1) parts.push(`Mentions ${list(names)}, also named in your context`);
   const date = dateReason(memory.content, memory.createdAt, now);
   if (date) parts.push(date);
   if (parts.length < 2) {
