@@ -229,7 +229,7 @@ describe('POST /v1/remind', () => {
     const meeting = body.reminders.find((reminder) => reminder.id === ids.meeting);
     expect(meeting?.reason).toMatch(/^Mentions (Sarah Chen and Acme Corp|Acme Corp and Sarah Chen), also named in your context; coming up this week \(on Thursday\)\.$/);
     const review = body.reminders.find((reminder) => reminder.id === ids.review);
-    expect(review?.reason).toMatch(/^Mentions Acme Corp, which also appears in your context; same topic: "quarterly"(, "review")?/);
+    expect(review?.reason).toMatch(/^Mentions Acme Corp, also named in your context; same topic: "quarterly"( and "review")?/);
     // Reasons are built from evidence, so two memories never share a canned one.
     expect(new Set(body.reminders.map((reminder) => reminder.reason)).size).toBe(body.reminders.length);
   });
