@@ -16,6 +16,7 @@ import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embeddin
 import { BuiltinExtractor } from '../src/providers/builtin/builtin-extractor.js';
 import { OllamaExtractor } from '../src/providers/ollama/ollama-extractor.js';
 import { BuiltinLanguageModel } from '../src/providers/builtin/builtin-language-model.js';
+import { FallbackLanguageModel } from '../src/providers/fallback-language-model.js';
 import { OllamaLanguageModel } from '../src/providers/ollama/ollama-language-model.js';
 import { checkOllama, OllamaEmbeddingModel } from '../src/providers/ollama/ollama-embedding-model.js';
 import type { EmbeddingModel, LanguageModel } from '../src/providers/spec.js';
@@ -79,9 +80,11 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const queue = new JobQueue(2);
   const asyncSaves = new AsyncSaves(storage, memories, queue);
   const reindexer = new Reindexer(storage, memories, queue);
+  // With Ollama configured but not running, the built-in answerer answers (and the response says so).
   const answerer: LanguageModel =
     config['answer.provider'] === 'ollama'
-      ? new OllamaLanguageModel({
+      ? new FallbackLanguageModel(
+          new OllamaLanguageModel({
           host: config['ollama.host'],
           models: {
             fast: config['ollama.chatModel.fast'],
@@ -89,7 +92,9 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
             smart: config['ollama.chatModel.smart'],
           },
           timeoutMs: config['ollama.timeoutMs'],
-        })
+          }),
+          new BuiltinLanguageModel(embedder),
+        )
       : new BuiltinLanguageModel(embedder);
   const asker = new AskService(memories, answerer);
   const reminder = new RemindService(memories);

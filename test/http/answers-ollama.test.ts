@@ -112,3 +112,26 @@ describe('POST /v1/ask with answer.provider=ollama', () => {
     expect(fake.requests.filter((r) => r.route === 'chat').length).toBe(before);
   });
 });
+
+describe('answer.provider=ollama with Ollama not running', () => {
+  it('the built-in answerer answers, and the response says so', async () => {
+    const downHome = tempHome();
+    // A port nothing listens on: connection refused, like an Ollama that is not started.
+    const loaded = loadConfig({ env: { ...downHome.env, MEM_ANSWERER: 'ollama', MEM_OLLAMA_HOST: 'http://127.0.0.1:9', MEM_OLLAMA_TIMEOUT_MS: '2000' } });
+    const downDeps = await createDeps({ loaded, embedder: testEmbedder(), storeFirstKey: false });
+    const downApp = await buildApp(downDeps);
+    try {
+      const downKey = downDeps.firstKey ?? '';
+      const headers = { authorization: `Bearer ${downKey}` };
+      await downApp.inject({ method: 'POST', url: '/v1/save', headers, payload: { content: 'The Q3 roadmap review with Sarah Chen is on Thursday at 10am.' } });
+      const response = await downApp.inject({ method: 'POST', url: '/v1/ask', headers, payload: { query: 'When is the roadmap review with Sarah?' } });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ success: true, noResult: false, model: 'builtin/extractive' });
+      expect(response.json().answer).toMatch(/Thursday/);
+    } finally {
+      await downApp.close();
+      await downDeps.close();
+      downHome.remove();
+    }
+  });
+});
