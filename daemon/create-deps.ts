@@ -60,6 +60,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const storage = await openLanceStore({
     uri: storageUri,
     vectorSpace: { modelId: embedder.modelId, dimension: embedder.dimension },
+    cacheMb: { index: config['storage.indexCacheMb'], metadata: config['storage.metadataCacheMb'] },
     onMaintenanceError: (error) => options.logger?.warn({ err: error }, 'background table maintenance failed'),
   });
   const extractor =

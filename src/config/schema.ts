@@ -70,6 +70,20 @@ export const CONFIG_SCHEMA = {
     env: 'MEM_STORAGE_URI',
     requiresRestart: true,
   }),
+  'storage.indexCacheMb': key({
+    schema: z.coerce.number().int().min(16).max(65536),
+    default: 256,
+    description: "Memory for LanceDB's index cache, in MiB (LanceDB's own default is 6 GB).",
+    env: 'MEM_INDEX_CACHE_MB',
+    requiresRestart: true,
+  }),
+  'storage.metadataCacheMb': key({
+    schema: z.coerce.number().int().min(16).max(65536),
+    default: 128,
+    description: "Memory for LanceDB's file-metadata cache, in MiB (LanceDB's own default is 1 GB).",
+    env: 'MEM_METADATA_CACHE_MB',
+    requiresRestart: true,
+  }),
   'embedding.provider': key({
     schema: z.enum(['builtin', 'ollama']),
     default: 'builtin',

@@ -82,12 +82,22 @@ export interface OpenLanceStoreOptions {
   readonly maintainEveryWrites?: number;
   /** Told when background maintenance fails (it is retried on the next trigger). */
   readonly onMaintenanceError?: (error: unknown) => void;
+  /**
+   * LanceDB's caches (defaults 6 GB for index data, 1 GB for file metadata, and they fill up: the daemon
+   * grew past 2 GB at 10k memories). Caps in MiB.
+   */
+  readonly cacheMb?: { readonly index: number; readonly metadata: number };
 }
+
+const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
+const MIB = 1024n * 1024n;
 
 const DEFAULT_MAINTAIN_EVERY_WRITES = 50;
 
 export async function openLanceStore(options: OpenLanceStoreOptions): Promise<Storage> {
-  const db = await lancedb.connect(options.uri);
+  const cache = options.cacheMb ?? DEFAULT_CACHE_MB;
+  const session = new lancedb.Session(BigInt(cache.index) * MIB, BigInt(cache.metadata) * MIB);
+  const db = await lancedb.connect(options.uri, {}, session);
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
   const open = async (name: string, schema: Schema) =>
