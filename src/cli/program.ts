@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { registerAnswerCommands } from './commands/answers.js';
+import { registerCompletionCommand } from './commands/completion.js';
 import { registerDaemonCommands } from './commands/daemon.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerKnowledgeCommands } from './commands/knowledge.js';
@@ -42,5 +43,6 @@ Exit codes: 0 ok, 1 internal, 2 invalid input, 3 unauthorized, 4 forbidden, 5 no
   registerKeyCommands(program);
   registerKnowledgeCommands(program);
   registerReindexCommand(program);
+  registerCompletionCommand(program);
   return program;
 }
