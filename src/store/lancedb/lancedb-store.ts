@@ -135,7 +135,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
 }
 
 async function ensureSchemaVersion(meta: TableWriter): Promise<void> {
-  const rows = await meta.table.query().where(`key = 'schema_version'`).toArray();
+  const rows = await meta.table.query().where(eq('key', 'schema_version')).toArray();
   if (rows.length === 0) {
     await meta.append([{ key: 'schema_version', value: String(SCHEMA_VERSION) }]);
     return;

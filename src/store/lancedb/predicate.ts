@@ -25,6 +25,7 @@ export type Column =
   | 'email'
   | 'is_owner'
   | 'turbo'
+  | 'key'
   // knowledge tables (knowledge-store.ts)
   | 'type'
   | 'match_keys'
@@ -57,6 +58,7 @@ const COLUMNS = new Set<string>([
   'email',
   'is_owner',
   'turbo',
+  'key',
   'type',
   'match_keys',
   'memory_ids',
