@@ -242,12 +242,6 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<BenchResul
   const file = fromRepo(options.file ?? DEFAULT_LOCOMO_FILE);
   const all = LocomoFile.parse(JSON.parse(readFileSync(file, 'utf8')));
   const samples = quick ? all.slice(0, QUICK_CONVERSATIONS) : all;
-  // The scorer scores every conversation of the file it reads: a subset goes to a temporary file (outside
-  // the repository: the data's licence forbids copying it in).
-  const scratch = samples.length < all.length ? mkdtempSync(join(tmpdir(), 'mem-bench-locomo-')) : null;
-  const scoredFile = scratch ? join(scratch, 'locomo-subset.json') : file;
-  if (scratch) writeFileSync(scoredFile, JSON.stringify(samples));
-
   const turns = samples.flatMap(turnMemories);
   const questions = samples.reduce((sum, sample) => sum + sample.qa.length, 0);
   const daemon = await startDaemon();
@@ -280,7 +274,12 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<BenchResul
     await daemon.stop();
   }
 
+  // The scorer scores every conversation of the file it reads: a subset goes to a temporary file (outside
+  // the repository: the data's licence forbids copying it in).
+  const scratch = samples.length < all.length ? mkdtempSync(join(tmpdir(), 'mem-bench-locomo-')) : null;
+  const scoredFile = scratch ? join(scratch, 'locomo-subset.json') : file;
   try {
+    if (scratch) writeFileSync(scoredFile, JSON.stringify(samples));
     const scores: Record<string, Record<string, CategoryFigures>> = {};
     const runFiles: Record<string, string> = {};
     const threshold: Record<string, ThresholdFigures> = {};

@@ -132,9 +132,6 @@ export async function runScifact(options: ScifactOptions = {}): Promise<BenchRes
   const dir = fromRepo(options.dir ?? DEFAULT_SCIFACT_DIR);
   const full = loadDataset(dir, split);
   const dataset = quick ? quickSubset(full) : full;
-  const scratch = quick ? mkdtempSync(join(tmpdir(), 'mem-bench-beir-')) : null;
-  const scoredDir = scratch ?? dir;
-  if (scratch) writeDataset(scratch, split, dataset);
 
   const daemon = await startDaemon();
   const runs = new Map<Mode, Record<string, string[]>>();
@@ -185,7 +182,11 @@ export async function runScifact(options: ScifactOptions = {}): Promise<BenchRes
     await daemon.stop();
   }
 
+  // The subset the scorer reads goes to a temporary folder, outside the repository.
+  const scratch = quick ? mkdtempSync(join(tmpdir(), 'mem-bench-beir-')) : null;
+  const scoredDir = scratch ?? dir;
   try {
+    if (scratch) writeDataset(scratch, split, dataset);
     const scores: Record<string, ScoreFigures> = {};
     const runFiles: Record<string, string> = {};
     const latency: Record<string, Summary> = {};

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   cpSync,
@@ -80,16 +80,42 @@ export function memEnvironment(): Record<string, string> {
   );
 }
 
-let snapshot: { readonly dir: string; readonly builtAt: string } | null = null;
+export interface BuildInfo {
+  /** When dist/ was built (its CLI entry's mtime); null when there is no build. */
+  readonly builtAt: string | null;
+  /** HEAD when the build was snapshotted, and how many paths of src/, daemon/, bin/, package.json differed. */
+  readonly commit: string | null;
+  readonly uncommittedPaths: number | null;
+}
 
-/** When the measured build was made: the snapshot's dist/, else the current dist/ (null when there is none). */
-export function builtAt(): string | null {
-  if (snapshot) return snapshot.builtAt;
+function git(args: readonly string[]): string | null {
   try {
-    return statSync(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')).mtime.toISOString();
+    return execFileSync('git', args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   } catch {
-    return null;
+    return null; // no commit yet, or not a git checkout
   }
+}
+
+function describeBuild(): BuildInfo {
+  let builtAt: string | null = null;
+  try {
+    builtAt = statSync(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')).mtime.toISOString();
+  } catch {
+    // not built
+  }
+  const status = git(['status', '--porcelain', '--', 'src', 'daemon', 'bin', 'package.json']);
+  return {
+    builtAt,
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    uncommittedPaths: status === null ? null : status.split('\n').filter(Boolean).length,
+  };
+}
+
+let snapshot: { readonly dir: string; readonly build: BuildInfo } | null = null;
+
+/** The build the daemons of this process run (described when it was snapshotted), else the current one. */
+export function buildInfo(): BuildInfo {
+  return snapshot?.build ?? describeBuild();
 }
 
 /**
@@ -97,17 +123,19 @@ export function builtAt(): string | null {
  * of this process starts, so that every daemon of a run executes the same code even while someone else
  * rebuilds dist/ (npm test does). Removed when the process exits.
  */
-export function buildSnapshot(): { readonly dir: string; readonly builtAt: string } {
+export function buildSnapshot(): { readonly dir: string; readonly build: BuildInfo } {
   if (snapshot) return snapshot;
-  const main = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
-  if (!existsSync(main)) throw new Error('dist/ is missing: run `npm run build` first (or `npm run bench`, which builds).');
+  if (!existsSync(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` first (or `npm run bench`, which builds).');
+  }
+  const build = describeBuild();
   const dir = mkdtempSync(join(tmpdir(), 'mem-bench-build-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   cpSync(join(REPO_ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
   cpSync(join(REPO_ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
   copyFileSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  snapshot = { dir, builtAt: statSync(main).mtime.toISOString() };
+  snapshot = { dir, build };
   return snapshot;
 }
 

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VERSION } from '../../src/version.js';
-import { builtAt, memEnvironment, REPO_ROOT } from './daemon.js';
+import { buildInfo, memEnvironment, REPO_ROOT } from './daemon.js';
 
 export const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
 
@@ -44,30 +43,11 @@ export function machine(): Machine {
   };
 }
 
-function git(args: readonly string[]): string | null {
-  try {
-    return execFileSync('git', args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch {
-    return null; // no commit yet, or not a git checkout
-  }
-}
-
-/** Which code was measured: the commit, how many paths differed from it, and when dist/ was built. */
-function build() {
-  const status = git(['status', '--porcelain', '--', 'src', 'daemon', 'bin', 'package.json']);
-  return {
-    version: VERSION,
-    commit: git(['rev-parse', '--short', 'HEAD']),
-    uncommittedPaths: status === null ? null : status.split('\n').filter(Boolean).length,
-    builtAt: builtAt(),
-  };
-}
-
 /** The envelope of a report file: where and what it was measured on, then the benchmarks' figures. */
 export function envelope(results: readonly BenchResult[], quick: boolean) {
   return {
     date: new Date().toISOString(),
-    mem: build(),
+    mem: { version: VERSION, ...buildInfo() },
     machine: machine(),
     environment: memEnvironment(),
     quick,
