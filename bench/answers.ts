@@ -10,7 +10,7 @@
  * included) is reported; for turbo, the daemon's own processingTime too.
  *
  * Quality (LoCoMo-dev, ../shared/data/locomo-dev.json; quick: the first conversation): the memory layout of
- * bench/retrieval-locomo.ts (one memory per dialog turn, content "<speaker>: <text>", one space per
+ * bench/retrieval-dialog.ts (one memory per dialog turn, content "<speaker>: <text>", one space per
  * conversation), plus the session date: a " [8 May, 2023]" suffix in the content and metadata.date (ISO), which
  * the answerer resolves relative phrases ("yesterday") against. Every question of categories 1-4 is asked
  * (model default, limit 10, spaceId = its conversation) and the answer scored by token F1 against the gold

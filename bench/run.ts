@@ -8,8 +8,8 @@ import { runAnswers } from './answers.js';
 import { runLatency } from './latency.js';
 import { runQueryBench } from './query.js';
 import { envelope, machine, measure, printResult, writeJson, type BenchResult } from './lib/report.js';
-import { runLocomo } from './retrieval-locomo.js';
-import { runScifact } from './retrieval-scifact.js';
+import { runLocomo } from './retrieval-dialog.js';
+import { runScifact } from './retrieval-beir.js';
 import { VERSION } from '../src/version.js';
 
 const BENCHMARKS = ['latency', 'locomo', 'scifact', 'query', 'answers'] as const;

@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
+import { isAlive, readRunFile } from '../src/client/discovery.js';
 import { loadConfig } from '../src/config/load-config.js';
 import type { ConfigKey } from '../src/config/schema.js';
 import { MemError } from '../src/errors.js';
@@ -27,6 +28,13 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<void> {
   const loaded = loadConfig({ flags: options.flags ?? {} });
   const { config, paths } = loaded;
   mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
+  // One writer per data dir (LanceDB is embedded): a second daemon must not open the tables at all.
+  const running = readRunFile(paths.runFile);
+  if (running && running.pid !== process.pid && isAlive(running.pid)) {
+    throw new MemError('VALIDATION_ERROR', `A mem daemon (pid ${running.pid}) is already running on ${running.url} for this data directory.`, {
+      hint: 'Use it (`mem daemon status`), or stop it first with `mem daemon stop`.',
+    });
+  }
   const logger = pino({ level: config['log.level'] }, pino.destination({ dest: paths.logFile, sync: false, mkdir: true, mode: 0o600 }));
 
   const deps = await createDeps({ loaded, logger });

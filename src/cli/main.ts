@@ -17,5 +17,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
       return;
     }
     process.exitCode = printError(error, json);
+    // Nothing may keep a failed command alive (a daemon that failed to start still has workers and
+    // timers); stdout and stderr writes are synchronous on Linux and macOS pipes, files and terminals.
+    process.exit();
   }
 }

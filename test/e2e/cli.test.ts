@@ -21,6 +21,12 @@ afterAll(async () => {
 });
 
 describe('mem CLI against a real daemon', () => {
+  it('a second daemon on the same data directory refuses to start, and exits', async () => {
+    const second = await mem(['serve', '--port', String(await freePort())], env, { timeout: 30_000 });
+    expect(second.exitCode).toBe(2);
+    expect(second.stderr).toMatch(/already running/);
+  });
+
   it('daemon status reports the running daemon', async () => {
     const result = await mem(['daemon', 'status', '--json'], env);
     expect(result.exitCode).toBe(0);

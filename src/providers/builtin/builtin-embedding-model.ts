@@ -48,8 +48,24 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
 
   async init(): Promise<void> {
     if (this.slots.length > 0) return;
-    for (let i = 0; i < this.workerCount; i++) this.slots.push(this.spawn());
-    await Promise.all(this.slots.map((slot) => slot.ready));
+    for (let i = 0; i < this.workerCount; i++) this.slots.push(await this.startWorker());
+  }
+
+  /**
+   * tfjs's WASM backend occasionally fails to initialise under heavy CPU load ("Backend 'wasm' has not yet
+   * been initialized"); a fresh worker then starts fine, so a failed start is retried before giving up.
+   */
+  private async startWorker(attempts = 3): Promise<WorkerSlot> {
+    for (let attempt = 1; ; attempt++) {
+      const slot = this.spawn();
+      try {
+        await slot.ready;
+        return slot;
+      } catch (error) {
+        await slot.worker.terminate();
+        if (attempt >= attempts) throw error;
+      }
+    }
   }
 
   private spawn(): WorkerSlot {

@@ -18,7 +18,7 @@
  * to a temporary folder outside the repository and both our runs and BM25 are scored on it. Quick figures
  * are easier than full ones (fewer distractors) and only comparable with other quick figures.
  *
- *   node --import tsx bench/retrieval-scifact.ts [folder] [--split train] [--quick]
+ *   node --import tsx bench/retrieval-beir.ts [folder] [--split train] [--quick]
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -20,7 +20,7 @@
  * Quick mode uses the first QUICK_CONVERSATIONS conversation only (conv-26 of the dev file: 419 turns, 199
  * questions), written to a temporary file outside the repository for the scorer.
  *
- *   node --import tsx bench/retrieval-locomo.ts [file] [--quick]
+ *   node --import tsx bench/retrieval-dialog.ts [file] [--quick]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
