@@ -100,7 +100,7 @@ export class KnowledgeService implements KnowledgeHooks {
   async memorySaved(accountId: string, memory: MemoryRecord): Promise<void> {
     if (memory.turbo) return;
     if (this.deps.extractor.inline) {
-      await this.runExtraction(accountId, memory.id, 1);
+      await this.runExtraction(accountId, memory.id, 1, undefined, memory);
       return;
     }
     await this.store(accountId).putStatus(this.status(memory.id, 'pending', null, 0));
@@ -173,10 +173,17 @@ export class KnowledgeService implements KnowledgeHooks {
   }
 
   /** Extracts and applies; records completed or failed (with the reason). Never throws. */
-  private async runExtraction(accountId: string, memoryId: string, attempts: number, signal?: AbortSignal): Promise<void> {
+  /** `known`: the record the caller just saved, so an inline extraction does not read it back first. */
+  private async runExtraction(
+    accountId: string,
+    memoryId: string,
+    attempts: number,
+    signal?: AbortSignal,
+    known?: MemoryRecord,
+  ): Promise<void> {
     const store = this.store(accountId);
     try {
-      const memory = await this.deps.storage.memories(accountId).get(memoryId);
+      const memory = known ?? (await this.deps.storage.memories(accountId).get(memoryId));
       if (!memory) {
         await store.deleteStatus([memoryId]);
         return;
