@@ -8,7 +8,8 @@ export async function readStdin(): Promise<string> {
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
+  // The newline that `echo` and most editors end input with is not part of the note.
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
 /** `-` means standard input; anything else is the text itself. */

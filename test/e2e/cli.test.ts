@@ -48,7 +48,7 @@ describe('mem CLI against a real daemon', () => {
     const id = json<{ documentId: string }>(saved).documentId;
     expect(id).toMatch(/^mem_/);
 
-    const piped = await mem(['save', '-', '--title', 'From stdin', '--json'], env, { input: 'long note about the garden and tomatoes' });
+    const piped = await mem(['save', '-', '--title', 'From stdin', '--json'], env, { input: 'long note about the garden and tomatoes\n' });
     expect(piped.exitCode, String(piped.stderr)).toBe(0);
     const pipedId = json<{ documentId: string }>(piped).documentId;
 

@@ -49,17 +49,20 @@ function renderFacts(response: FactsResponse): string {
   const { total, offset } = response.pagination;
   if (response.facts.length === 0) return style.dim(total > 0 ? `No facts at offset ${offset} (${total} in all).` : 'No facts found.');
   const width = terminalWidth();
-  const rows = response.facts.map((fact) => [
+  const header = ['SUBJECT', 'PREDICATE', 'OBJECT', 'CATEGORY', 'CONF', 'VALID', 'EXCERPT'];
+  const cells = response.facts.map((fact) => [
     truncate(fact.subject, 24),
     fact.predicate,
     truncate(fact.object, 24),
     fact.category,
     fact.confidence.toFixed(2),
     fact.validTo ? `until ${fact.validTo.slice(0, 10)}` : fact.validFrom ? `since ${fact.validFrom.slice(0, 10)}` : 'current',
-    truncate(fact.source.excerpt, Math.max(20, width - 100)),
   ]);
+  // The excerpt (the sentence that states the fact) gets whatever width the other columns leave.
+  const used = header.slice(0, -1).reduce((sum, title, i) => sum + 2 + Math.max(title.length, ...cells.map((row) => row[i]?.length ?? 0)), 0);
+  const rows = cells.map((row, i) => [...row, truncate(response.facts[i]?.source.excerpt ?? '', Math.max(30, width - used))]);
   return [
-    table(rows, ['SUBJECT', 'PREDICATE', 'OBJECT', 'CATEGORY', 'CONF', 'VALID', 'EXCERPT']),
+    table(rows, header),
     style.dim(`${offset + 1}-${offset + response.facts.length} of ${total}`),
   ].join('\n');
 }
