@@ -1,18 +1,20 @@
 /**
- * `npm run bench [-- --quick] [-- --only latency,locomo,scifact,query,answers] [-- --locomo FILE] [-- --scifact DIR]`:
+ * `npm run bench [-- --quick] [-- --only latency,locomo,scifact,query,answers,overhead,ingest] [-- --locomo FILE] [-- --scifact DIR]`:
  * builds (npm does), runs the chosen benchmarks one after another, each against its own fresh daemon,
  * prints every figure, and writes bench/results/latest.json (machine, mem version, date, figures).
  */
 import { parseArgs } from 'node:util';
 import { runAnswers } from './answers.js';
 import { runLatency } from './latency.js';
+import { runOverhead } from './overhead.js';
+import { runIngestBench } from './ingest.js';
 import { runQueryBench } from './query.js';
 import { envelope, machine, measure, printResult, writeJson, type BenchResult } from './lib/report.js';
 import { runLocomo } from './retrieval-dialog.js';
 import { runScifact } from './retrieval-beir.js';
 import { VERSION } from '../src/version.js';
 
-const BENCHMARKS = ['latency', 'locomo', 'scifact', 'query', 'answers'] as const;
+const BENCHMARKS = ['latency', 'locomo', 'scifact', 'query', 'answers', 'overhead', 'ingest'] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 function isBenchName(value: string): value is BenchName {
@@ -57,7 +59,11 @@ for (const name of chosen.filter(isBenchName)) {
           ? runScifact({ dir: values.scifact, split: values.split, quick: values.quick })
           : name === 'query'
             ? runQueryBench({ quick: values.quick })
-            : runAnswers({ quick: values.quick }),
+            : name === 'overhead'
+              ? runOverhead({ quick: values.quick })
+              : name === 'ingest'
+                ? runIngestBench({ quick: values.quick })
+                : runAnswers({ quick: values.quick }),
   );
   printResult(result);
   results.push(result);

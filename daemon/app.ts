@@ -8,19 +8,28 @@ import {
 } from 'fastify-type-provider-zod';
 import { VERSION } from '../src/version.js';
 import type { AppDeps } from './deps.js';
+import { registerAccounting } from './plugins/accounting.js';
 import { registerAuth } from './plugins/auth.js';
+import { registerUploads } from './plugins/uploads.js';
+import { ingestRoutes } from './routes/ingest.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
+import { accountRoutes } from './routes/account.js';
+import { adminRoutes } from './routes/admin.js';
 import { answerRoutes } from './routes/answers.js';
 import { keyRoutes } from './routes/keys.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { memoryRoutes } from './routes/memories.js';
 import { queryRoutes } from './routes/query.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
+import { watchRoutes } from './routes/watches.js';
 
 export interface BuildAppOptions {
   readonly logger?: FastifyBaseLogger;
   readonly bodyLimit?: number;
+  /** Largest multipart file upload (ingest.maxUploadBytes). */
+  readonly maxUploadBytes?: number;
 }
 
 /** Builds the Fastify app without listening: main.ts listens, tests use app.inject(). */
@@ -50,6 +59,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
 
   registerAuth(app, deps.auth);
+  await registerUploads(app, options.maxUploadBytes ?? 10 * 1024 * 1024);
+  registerAccounting(app, deps);
   await app.register(systemRoutes(deps));
   await app.register(memoryRoutes(deps));
   await app.register(searchRoutes(deps));
@@ -57,6 +68,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(keyRoutes(deps));
   await app.register(knowledgeRoutes(deps));
   await app.register(answerRoutes(deps));
+  await app.register(accountRoutes(deps));
+  await app.register(ingestRoutes(deps));
+  await app.register(adminRoutes(deps));
+  await app.register(mcpRoutes(deps));
+  await app.register(watchRoutes(deps));
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

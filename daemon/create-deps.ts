@@ -2,6 +2,14 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../src/config/load-config.js';
 import { writeApiKey } from '../src/config/credentials.js';
+import { AccountService } from '../src/core/accounts/account-service.js';
+import { PLANS, type PlanTable } from '../src/core/accounts/plans.js';
+import { RateLimiter } from '../src/core/accounts/rate-limiter.js';
+import { tenantsOf } from '../src/core/accounts/tenancy.js';
+import { UsageRecorder } from '../src/core/accounts/usage-recorder.js';
+import { DocumentSaves } from '../src/core/ingest/document-saves.js';
+import { IngestService } from '../src/core/ingest/ingest-service.js';
+import { createDocumentSource, createWebhookSender } from '../src/ingest/document-source.js';
 import { AskService } from '../src/core/answers/ask-service.js';
 import { RemindService } from '../src/core/answers/remind-service.js';
 import { TurboService } from '../src/core/answers/turbo-service.js';
@@ -21,6 +29,9 @@ import { OllamaLanguageModel } from '../src/providers/ollama/ollama-language-mod
 import { checkOllama, OllamaEmbeddingModel } from '../src/providers/ollama/ollama-embedding-model.js';
 import type { EmbeddingModel, LanguageModel } from '../src/providers/spec.js';
 import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
+import { WatchedFiles } from '../src/core/watch/watched-files.js';
+import { WatchService } from '../src/core/watch/watch-service.js';
+import { createChokidarWatching } from '../src/watch/chokidar-watching.js';
 import type { AppDeps } from './deps.js';
 
 export interface CreateDepsOptions {
@@ -30,6 +41,8 @@ export interface CreateDepsOptions {
   readonly storeFirstKey?: boolean;
   /** Pre-built embedder (tests share one across apps to save start-up time). */
   readonly embedder?: EmbeddingModel;
+  /** Plan limits (tests shrink them to reach a limit quickly); the spec's table by default. */
+  readonly plans?: PlanTable;
 }
 
 export interface CreatedDeps extends AppDeps {
@@ -78,6 +91,10 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const memories = new MemoryService({ storage, embedder, knowledge });
   const query = new QueryService({ storage, memories });
   const auth = new AuthService(storage);
+  const plans = options.plans ?? PLANS;
+  const limiter = new RateLimiter(storage.usage, plans);
+  const recorder = new UsageRecorder(storage.usage, (error) => options.logger?.warn({ err: error }, 'could not record usage'));
+  const accounts = new AccountService({ storage, auth, limiter, recorder, plans });
   const queue = new JobQueue(2);
   const asyncSaves = new AsyncSaves(storage, memories, queue);
   const reindexer = new Reindexer(storage, memories, queue);
@@ -101,16 +118,56 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const reminder = new RemindService(memories);
   const turbo = new TurboService(memories, asker);
 
+  const allowPrivateNetworks = config['network.allowPrivateNetworks'];
+  const documentSource = createDocumentSource({
+    timeoutMs: config['ingest.fetchTimeoutMs'],
+    maxBytes: config['ingest.maxFetchBytes'],
+    maxRedirects: config['ingest.maxRedirects'],
+    allowPrivateNetworks,
+  });
+  const documents = new DocumentSaves(storage, memories);
+  const watchedFiles = new WatchedFiles({
+    storage,
+    memories,
+    documents,
+    source: documentSource,
+    maxBytes: config['ingest.maxUploadBytes'],
+  });
+  const ingest = new IngestService({
+    storage,
+    memories,
+    documents,
+    source: documentSource,
+    webhooks: createWebhookSender({ allowPrivateNetworks }),
+    plans,
+    webhookSecret: (accountId) => accounts.webhookSecret(accountId),
+    itemConcurrency: config['ingest.concurrency'],
+    files: watchedFiles,
+    onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'ingest job failed'),
+  });
+
   const { account, firstKey } = await auth.bootstrap();
   if (firstKey && options.storeFirstKey !== false) {
     const where = await writeApiKey(paths, firstKey);
     options.logger?.info({ store: where }, 'created the owner account and its first API key');
   }
-  const resumedExtractions = await knowledge.resume((await storage.accounts.list()).map((entry) => entry.id));
+  const resumedExtractions = await knowledge.resume((await storage.accounts.list()).flatMap((entry) => tenantsOf(entry.id)));
   if (resumedExtractions > 0) options.logger?.info({ resumed: resumedExtractions }, 'resumed unfinished extractions');
   const resumed = await asyncSaves.resume();
   await reindexer.resume();
+  const resumedIngest = await ingest.resume();
+  if (resumedIngest > 0) options.logger?.info({ resumed: resumedIngest }, 'resumed unfinished ingest jobs');
   if (resumed > 0) options.logger?.info({ resumed }, 'resumed unfinished async saves');
+  const watches = new WatchService({
+    storage,
+    files: watchedFiles,
+    submit: (tenant, items) => ingest.submit(tenant, items, {}),
+    watching: createChokidarWatching(),
+    maxBytes: config['ingest.maxUploadBytes'],
+    onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'folder watch: a file could not be handled'),
+  });
+  // In the background: following large folders again must not hold up the daemon's start.
+  void watches.start().catch((error: unknown) => options.logger?.warn({ err: error }, 'folder watches could not be started'));
 
   let address = '';
   return {
@@ -119,12 +176,19 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     memories,
     query,
     auth,
+    accounts,
+    limiter,
+    recorder,
+    ingest,
+    documents,
+    documentSource,
     asyncSaves,
     reindexer,
     asker,
     reminder,
     turbo,
     knowledge,
+    watches,
     firstKey,
     ownerId: account.id,
     runtime: {
@@ -138,6 +202,9 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       address = value;
     },
     async close() {
+      await watches.close();
+      await ingest.close();
+      await recorder.close();
       await extractionQueue.close();
       await queue.close();
       await answerer.close();

@@ -1,3 +1,9 @@
+import type { AccountService } from '../src/core/accounts/account-service.js';
+import type { RateLimiter } from '../src/core/accounts/rate-limiter.js';
+import type { UsageRecorder } from '../src/core/accounts/usage-recorder.js';
+import type { DocumentSaves } from '../src/core/ingest/document-saves.js';
+import type { IngestService } from '../src/core/ingest/ingest-service.js';
+import type { DocumentSource } from '../src/core/ingest/types.js';
 import type { AskService } from '../src/core/answers/ask-service.js';
 import type { RemindService } from '../src/core/answers/remind-service.js';
 import type { TurboService } from '../src/core/answers/turbo-service.js';
@@ -9,6 +15,7 @@ import type { Storage } from '../src/core/ports.js';
 import type { QueryService } from '../src/core/query-service.js';
 import type { Reindexer } from '../src/core/reindex.js';
 import type { EmbeddingModel } from '../src/providers/spec.js';
+import type { WatchService } from '../src/core/watch/watch-service.js';
 
 /** Everything the HTTP layer needs, built by create-deps.ts (or by tests with their own pieces). */
 export interface AppDeps {
@@ -17,6 +24,14 @@ export interface AppDeps {
   readonly memories: MemoryService;
   readonly query: QueryService;
   readonly auth: AuthService;
+  /** Profile, usage, plan quotas and the owner's user management. */
+  readonly accounts: AccountService;
+  readonly limiter: RateLimiter;
+  readonly recorder: UsageRecorder;
+  /** Bulk ingest jobs, URL and file saves. */
+  readonly ingest: IngestService;
+  readonly documents: DocumentSaves;
+  readonly documentSource: DocumentSource;
   readonly asyncSaves: AsyncSaves;
   readonly reindexer: Reindexer;
   /** Entities, facts and the knowledge graph. */
@@ -25,6 +40,8 @@ export interface AppDeps {
   readonly asker: AskService;
   readonly reminder: RemindService;
   readonly turbo: TurboService;
+  /** Watched folders (/v1/watches). */
+  readonly watches: WatchService;
   /** Runtime facts for GET /v1/status. */
   readonly runtime: {
     readonly startedAt: number;

@@ -38,7 +38,11 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<void> {
   const logger = pino({ level: config['log.level'] }, pino.destination({ dest: paths.logFile, sync: false, mkdir: true, mode: 0o600 }));
 
   const deps = await createDeps({ loaded, logger });
-  const app = await buildApp(deps, { logger, bodyLimit: config['server.bodyLimitBytes'] });
+  const app = await buildApp(deps, {
+    logger,
+    bodyLimit: config['server.bodyLimitBytes'],
+    maxUploadBytes: config['ingest.maxUploadBytes'],
+  });
   let url: string;
   try {
     await app.listen({ host: config['server.host'], port: config['server.port'] });

@@ -1,8 +1,9 @@
 import type { Memory, QueryResult } from '../src/api/contract.js';
-import type { ApiKey } from '../src/api/contract.js';
+import type { ApiKey, Profile as ProfileDto, UsageResponse, User } from '../src/api/contract.js';
+import type { Profile, UsageReport } from '../src/core/accounts/account-service.js';
 import { redactKey } from '../src/core/auth-service.js';
 import type { QueryHit } from '../src/core/query-service.js';
-import type { ApiKeyRecord, JobRecord, MemoryRecord } from '../src/core/types.js';
+import type { Account, ApiKeyRecord, JobRecord, MemoryRecord } from '../src/core/types.js';
 
 /** Domain records -> API shapes (ISO timestamps, spec field names). */
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -84,4 +85,60 @@ export function parseBound(value: string | undefined, edge: 'start' | 'end'): nu
     return edge === 'start' ? start : start + 86_400_000 - 1;
   }
   return Date.parse(value);
+}
+
+/** Unlimited plan figures are null inside and -1 in the API (the spec types them as numbers). */
+const limit = (value: number | null): number => value ?? -1;
+
+export function presentUser(account: Account): User {
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    company: account.company,
+    tier: account.tier,
+    createdAt: iso(account.createdAt),
+    isOwner: account.isOwner,
+  };
+}
+
+export function presentProfile(profile: Profile): ProfileDto {
+  const { account, limits, currentUsage } = profile;
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    company: account.company,
+    tier: account.tier,
+    createdAt: iso(account.createdAt),
+    settings: { defaultSpace: account.settings.defaultSpace, timezone: account.settings.timezone, language: account.settings.language },
+    limits: {
+      requestsPerHour: limit(limits.requestsPerHour),
+      monthlyRequests: limit(limits.monthlyRequests),
+      maxStorageMb: limit(limits.maxStorageMb),
+      maxMemories: limit(limits.maxMemories),
+      ingestItemsPerRequest: limits.ingestItemsPerRequest,
+      concurrentJobs: limit(limits.concurrentJobs),
+    },
+    currentUsage: { ...currentUsage },
+  };
+}
+
+export function presentUsage(report: UsageReport, mode: 'live' | 'test'): UsageResponse['usage'] {
+  return {
+    period: report.period,
+    mode,
+    startDate: iso(report.startDate),
+    endDate: iso(report.endDate),
+    summary: report.summary,
+    limits: {
+      requestsPerHour: limit(report.limits.requestsPerHour),
+      monthlyRequests: limit(report.limits.monthlyRequests),
+      usedPercentage: report.limits.usedPercentage,
+    },
+    storage: { ...report.storage, limitMb: limit(report.storage.limitMb) },
+    ...(report.byEndpoint ? { byEndpoint: report.byEndpoint } : {}),
+    ...(report.daily ? { daily: report.daily } : {}),
+    ...(report.byKey ? { byKey: report.byKey } : {}),
+  };
 }

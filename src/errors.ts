@@ -9,7 +9,7 @@ export const ERROR_TABLE = {
   FORBIDDEN: { status: 403, exitCode: 4, description: 'The key lacks the permission for this operation.' },
   NOT_FOUND: { status: 404, exitCode: 5, description: 'The resource (or route) does not exist.' },
   CONTENT_TOO_LARGE: { status: 413, exitCode: 6, description: 'Content exceeds 100 KB (or the request body limit).' },
-  LIMIT_EXCEEDED: { status: 413, exitCode: 7, description: 'Too many items in one request for the plan.' },
+  LIMIT_EXCEEDED: { status: 413, exitCode: 7, description: "Too many items in one request, or the plan's memory or storage limit is reached." },
   INVALID_URL: { status: 422, exitCode: 8, description: 'The URL cannot be fetched or yields no content.' },
   RATE_LIMITED: { status: 429, exitCode: 9, description: 'Rate limit exceeded; retry after Retry-After seconds.' },
   INTERNAL_ERROR: { status: 500, exitCode: 1, description: 'Unexpected failure inside the daemon.' },

@@ -82,7 +82,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { account } = requireAuth(request.auth);
+        const { tenant } = requireAuth(request.auth);
         const body = request.body;
         const input = {
           query: body.query,
@@ -97,7 +97,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
         };
         const streaming = body.stream || (request.headers.accept ?? '').includes('text/event-stream');
-        if (!streaming) return presentAnswer(await deps.asker.ask(account.id, input), body.includeContext);
+        if (!streaming) return presentAnswer(await deps.asker.ask(tenant, input), body.includeContext);
 
         // A client that hangs up stops the model too.
         const hangUp = new AbortController();
@@ -105,7 +105,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           if (!reply.raw.writableFinished) hangUp.abort();
         });
         // Retrieval and the model's first chunk happen here: their errors still get the normal envelope.
-        const run = await deps.asker.start(account.id, input, hangUp.signal);
+        const run = await deps.asker.start(tenant, input, hangUp.signal);
         // The 200 schema describes the JSON body; a stream is sent as is (Fastify never serialises streams).
         const untyped: FastifyReply = reply;
         return untyped
@@ -130,8 +130,8 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
-        const { reminders, totalFound } = await deps.reminder.remind(account.id, request.body);
+        const { tenant } = requireAuth(request.auth);
+        const { reminders, totalFound } = await deps.reminder.remind(tenant, request.body);
         return {
           success: true as const,
           reminders: reminders.map(({ memory, relevance, reason }) => ({
@@ -159,9 +159,10 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { account } = requireWrite(request.auth);
+        const { account, tenant } = requireWrite(request.auth);
         const body = request.body;
-        const { memory, processingTime } = await deps.turbo.save(account.id, {
+        await deps.accounts.assertCanStore(account, { memories: 1, bytes: Buffer.byteLength(body.content) });
+        const { memory, processingTime } = await deps.turbo.save(tenant, {
           content: body.content,
           title: body.title,
           tags: body.tags,
@@ -183,8 +184,8 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
-        const result = await deps.turbo.ask(account.id, request.body);
+        const { tenant } = requireAuth(request.auth);
+        const result = await deps.turbo.ask(tenant, request.body);
         return {
           success: true as const,
           answer: result.answer,

@@ -20,9 +20,9 @@ export function keyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/keys',
       { schema: { summary: "List the account's API keys (values redacted)", tags: ['keys'], response: { 200: KeyListResponse, ...errors } } },
       async (request) => {
-        const { account } = requireAuth(request.auth);
+        const { account, key: caller } = requireAuth(request.auth);
         const keys = await deps.auth.listKeys(account.id);
-        return { success: true as const, keys: keys.map((key) => presentKey(key)) };
+        return { success: true as const, keys: keys.map((key) => ({ ...presentKey(key), current: key.id === caller.id })) };
       },
     );
 

@@ -86,9 +86,9 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
+        const { tenant } = requireAuth(request.auth);
         const query = request.query;
-        const { items, total, stats } = await deps.knowledge.listEntities(account.id, query);
+        const { items, total, stats } = await deps.knowledge.listEntities(tenant, query);
         return {
           success: true as const,
           entities: items.map(presentEntity),
@@ -112,9 +112,9 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
+        const { tenant } = requireAuth(request.auth);
         const query = request.query;
-        const { items, total } = await deps.knowledge.listFacts(account.id, {
+        const { items, total } = await deps.knowledge.listFacts(tenant, {
           entity: query.entity,
           category: query.category,
           confidence: query.confidence,
@@ -141,8 +141,8 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
-        const graph = await deps.knowledge.graph(account.id, request.query);
+        const { tenant } = requireAuth(request.auth);
+        const graph = await deps.knowledge.graph(tenant, request.query);
         return { success: true as const, ...graph };
       },
     );
@@ -159,9 +159,9 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
+        const { tenant } = requireAuth(request.auth);
         assertMemoryId(request.params.id);
-        return { success: true as const, ...(await presentStatus(account.id, request.params.id)) };
+        return { success: true as const, ...(await presentStatus(tenant, request.params.id)) };
       },
     );
 
@@ -178,9 +178,9 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireWrite(request.auth);
-        const memory = await deps.memories.enrich(account.id, request.params.id);
-        return { success: true as const, message: 'Memory enriched', ...(await presentStatus(account.id, memory.id)) };
+        const { tenant } = requireWrite(request.auth);
+        const memory = await deps.memories.enrich(tenant, request.params.id);
+        return { success: true as const, message: 'Memory enriched', ...(await presentStatus(tenant, memory.id)) };
       },
     );
 
@@ -196,9 +196,12 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireWrite(request.auth);
-        const memoryIds = await deps.memories.turboIds(account.id);
-        for (const id of memoryIds) await deps.memories.enrich(account.id, id);
+        const context = requireWrite(request.auth);
+        const { tenant } = context;
+        const memoryIds = await deps.memories.turboIds(tenant);
+        for (const id of memoryIds) await deps.memories.enrich(tenant, id);
+        // The spec: re-processing turbo content counts as additional usage (one request per memory).
+        await deps.accounts.chargeExtra(context, '/v1/enrich (per memory)', memoryIds.length - 1);
         return {
           success: true as const,
           message: memoryIds.length === 0 ? 'No turbo memories to enrich.' : `Enriched ${memoryIds.length} memories.`,
@@ -219,8 +222,8 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireWrite(request.auth);
-        const memoryIds = await deps.knowledge.retryFailed(account.id);
+        const { tenant } = requireWrite(request.auth);
+        const memoryIds = await deps.knowledge.retryFailed(tenant);
         return {
           success: true as const,
           message: memoryIds.length === 0 ? 'No failed extractions.' : `Retrying ${memoryIds.length} extraction(s).`,

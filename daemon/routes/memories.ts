@@ -15,9 +15,13 @@ import {
   SaveSyncResponse,
   UpdateBody,
 } from '../../src/api/contract.js';
+import { createHash } from 'node:crypto';
+import type { SaveOutcome } from '../../src/core/ingest/document-saves.js';
+import type { MemoryRecord } from '../../src/core/types.js';
 import { MemError } from '../../src/errors.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
+import { readUpload } from '../plugins/uploads.js';
 import { iso, parseBound, presentMemory, preview } from '../present.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 422: ErrorBody };
@@ -28,36 +32,78 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/v1/save',
       {
         schema: {
-          summary: 'Save content as a memory',
+          summary: 'Save content, a URL or an uploaded file as a memory',
           description:
-            'Synchronous by default (201 with the memory); `async: true` answers 202 with a pendingId to poll.',
+            'Synchronous by default (201 with the memory); `async: true` answers 202 with a pendingId to poll (content only). ' +
+            '`url` fetches the page and extracts its readable text; multipart/form-data with a `file` part (plus the same fields as form fields; tags comma-separated, metadata as JSON) uploads a file. ' +
+            'URL and file saves are idempotent: the same URL again updates its memory when the text changed (200) and does nothing when it did not (200, "Already saved: unchanged"); the same file bytes find the memory they made.',
           tags: ['memories'],
+          consumes: ['application/json', 'multipart/form-data'],
           body: SaveBody,
-          response: { 201: SaveSyncResponse, 202: SaveAsyncResponse, ...errors },
+          response: { 200: SaveSyncResponse, 201: SaveSyncResponse, 202: SaveAsyncResponse, ...errors },
+        },
+        preValidation: async (request) => {
+          if (request.isMultipart()) await readUpload(request);
         },
       },
       async (request, reply) => {
-        const { account } = requireWrite(request.auth);
+        const { account, tenant } = requireWrite(request.auth);
         const body = request.body;
-        if (body.content === undefined && body.url === undefined) {
-          throw new MemError('VALIDATION_ERROR', 'Provide either content or url.');
+        const upload = request.upload;
+        const spaceId = body.spaceId ?? (account.settings.defaultSpace || undefined);
+        const sent = (memory: MemoryRecord, outcome: SaveOutcome) =>
+          reply.status(outcome === 'created' ? 201 : 200).send({
+            success: true as const,
+            message: outcome === 'created' ? 'Memory saved' : outcome === 'updated' ? 'Memory updated: the source changed' : 'Already saved: unchanged',
+            documentId: memory.id,
+            data: {
+              id: memory.id,
+              title: memory.title,
+              contentPreview: preview(memory.content),
+              tags: [...memory.tags],
+              createdAt: iso(memory.createdAt),
+            },
+          });
+        if (upload || body.url !== undefined) {
+          if (upload && (body.url !== undefined || body.content !== undefined)) {
+            throw new MemError('VALIDATION_ERROR', 'Send a file, a url or content, not several.');
+          }
+          if (!upload && body.content !== undefined) throw new MemError('VALIDATION_ERROR', 'Send either content or url, not both.');
+          await deps.accounts.assertCanStore(account, { memories: 1, bytes: upload?.body.length ?? 0 });
+          const document = upload
+            ? await deps.documentSource.fromFile(upload.body, upload.mimeType, upload.filename)
+            : await deps.documentSource.fromUrl((body.url as string).trim());
+          const source = upload
+            ? ({ field: 'fileHash', value: createHash('sha256').update(upload.body).digest('hex') } as const)
+            : ({ field: 'sourceUrl', value: (body.url as string).trim() } as const);
+          const { memory, outcome } = await deps.documents.save(tenant, {
+            document,
+            source,
+            title: body.title,
+            tags: body.tags,
+            metadata: {
+              ...(body.metadata ?? {}),
+              ...(upload ? { filename: upload.filename, mimeType: upload.mimeType, sizeBytes: upload.body.length } : {}),
+            },
+            spaceId,
+          });
+          return sent(memory, outcome);
         }
         if (body.content === undefined) {
-          throw new MemError('INVALID_URL', 'Saving from a URL is not available in this version of mem yet.', {
-            hint: 'Fetch the page yourself and save its text as content.',
-          });
+          throw new MemError('VALIDATION_ERROR', 'Provide content, url, or a file (multipart/form-data).');
         }
+        await deps.accounts.assertCanStore(account, { memories: 1, bytes: Buffer.byteLength(body.content) });
         const input = {
           content: body.content,
           title: body.title,
           description: body.description,
           tags: body.tags,
           metadata: body.metadata,
-          spaceId: body.spaceId ?? (account.settings.defaultSpace || undefined),
+          spaceId,
         };
         if (body.async) {
           if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
-          const pending = await deps.asyncSaves.submit(account.id, input);
+          const pending = await deps.asyncSaves.submit(tenant, input);
           return reply.status(202).send({
             success: true as const,
             message: 'Save accepted; poll statusUrl for the result.',
@@ -65,19 +111,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             statusUrl: `/v1/save/status/${pending.id}`,
           });
         }
-        const memory = await deps.memories.save(account.id, input);
-        return reply.status(201).send({
-          success: true as const,
-          message: 'Memory saved',
-          documentId: memory.id,
-          data: {
-            id: memory.id,
-            title: memory.title,
-            contentPreview: preview(memory.content),
-            tags: [...memory.tags],
-            createdAt: iso(memory.createdAt),
-          },
-        });
+        return sent(await deps.memories.save(tenant, input), 'created');
       },
     );
 
@@ -92,8 +126,8 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
-        const record = await deps.asyncSaves.status(account.id, request.params.pendingId);
+        const { tenant } = requireAuth(request.auth);
+        const record = await deps.asyncSaves.status(tenant, request.params.pendingId);
         return {
           success: true as const,
           status: record.status,
@@ -114,8 +148,8 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
-        return { success: true as const, data: presentMemory(await deps.memories.get(account.id, request.params.id)) };
+        const { tenant } = requireAuth(request.auth);
+        return { success: true as const, data: presentMemory(await deps.memories.get(tenant, request.params.id)) };
       },
     );
 
@@ -132,8 +166,11 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireWrite(request.auth);
-        const memory = await deps.memories.update(account.id, request.params.id, request.body);
+        const { account, tenant } = requireWrite(request.auth);
+        if (request.body.content !== undefined) {
+          await deps.accounts.assertCanStore(account, { memories: 0, bytes: Buffer.byteLength(request.body.content) });
+        }
+        const memory = await deps.memories.update(tenant, request.params.id, request.body);
         return { success: true as const, data: presentMemory(memory) };
       },
     );
@@ -149,8 +186,8 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireWrite(request.auth);
-        await deps.memories.delete(account.id, request.params.id);
+        const { tenant } = requireWrite(request.auth);
+        await deps.memories.delete(tenant, request.params.id);
         return { success: true as const, message: 'Memory deleted' };
       },
     );
@@ -167,8 +204,8 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireWrite(request.auth);
-        const { deleted, failed } = await deps.memories.deleteMany(account.id, request.body.ids);
+        const { tenant } = requireWrite(request.auth);
+        const { deleted, failed } = await deps.memories.deleteMany(tenant, request.body.ids);
         return { success: true as const, deleted: deleted.length, failed };
       },
     );
@@ -184,14 +221,14 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
+        const { tenant } = requireAuth(request.auth);
         const query = request.query;
         const tags = query.tags
           ?.split(',')
           .map((tag) => tag.trim())
           .filter(Boolean);
         const { items, total } = await deps.memories.list(
-          account.id,
+          tenant,
           {
             spaceId: query.spaceId,
             tags,

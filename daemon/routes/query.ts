@@ -22,9 +22,9 @@ export function queryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
+        const { account, tenant } = requireAuth(request.auth);
         const body = request.body;
-        const { hits, total, aggregations } = await deps.query.run(account.id, body, { timezone: account.settings.timezone });
+        const { hits, total, aggregations } = await deps.query.run(tenant, body, { timezone: account.settings.timezone });
         return {
           success: true as const,
           results: hits.map(presentQueryHit),

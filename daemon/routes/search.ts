@@ -20,9 +20,9 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
+        const { tenant } = requireAuth(request.auth);
         const body = request.body;
-        const { hits, total } = await deps.memories.search(account.id, {
+        const { hits, total } = await deps.memories.search(tenant, {
           query: body.query,
           limit: body.limit,
           offset: body.offset,

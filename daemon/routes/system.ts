@@ -24,8 +24,8 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
-        const store = deps.storage.memories(account.id);
+        const { tenant } = requireAuth(request.auth);
+        const store = deps.storage.memories(tenant);
         const [memoryCount, missing, ollama] = await Promise.all([
           store.count(),
           store.idsWithoutVectors(1_000_000).then((ids) => ids.length),
@@ -63,8 +63,8 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { account } = requireWrite(request.auth);
-        const job = await deps.reindexer.start(account.id, { all: request.body.all });
+        const { tenant } = requireWrite(request.auth);
+        const job = await deps.reindexer.start(tenant, { all: request.body.all });
         return reply.status(202).send({
           success: true as const,
           message: job.total === 0 ? 'Nothing to reindex.' : `Reindexing ${job.total} memories.`,
@@ -86,8 +86,8 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { account } = requireAuth(request.auth);
-        return { success: true as const, ...presentJob(await deps.reindexer.get(account.id, request.params.jobId)) };
+        const { tenant } = requireAuth(request.auth);
+        return { success: true as const, ...presentJob(await deps.reindexer.get(tenant, request.params.jobId)) };
       },
     );
   };

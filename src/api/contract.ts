@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
 import { ENTITY_TYPES, FACT_CATEGORIES } from '../providers/spec.js';
+import { DEFAULT_WATCH_GLOB } from '../core/watch/glob.js';
 
 /**
  * Every request, response and error body of the Memory API, as zod schemas. The daemon validates with them
@@ -275,6 +276,7 @@ export const ApiKey = z.object({
   rateLimitPerHour: z.number().nullable(),
   monthlyLimit: z.number().nullable(),
   readOnly: z.boolean(),
+  current: z.boolean().optional().describe('In GET /keys: true for the key that made this request (addition).'),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
@@ -292,6 +294,200 @@ export const KeyResponse = z.object({ success: z.literal(true), message: z.strin
 export type KeyResponse = z.infer<typeof KeyResponse>;
 export const KeyListResponse = z.object({ success: z.literal(true), keys: z.array(ApiKey) });
 export type KeyListResponse = z.infer<typeof KeyListResponse>;
+
+// ---- ingest ---------------------------------------------------------------------------------------------
+
+export const IngestItem = z.object({
+  content: z.string().max(200_000).optional(),
+  url: z.string().max(2048).optional(),
+  title: z.string().max(500).optional(),
+  tags: tags.optional(),
+  metadata: metadata.optional(),
+  spaceId: spaceId.optional().describe('Addition: the space of this item (default: the profile default space).'),
+});
+export type IngestItem = z.input<typeof IngestItem>;
+
+export const IngestBody = z.object({
+  items: z.array(IngestItem).min(1, 'items must not be empty').max(100_000),
+  async: z.boolean().default(true),
+  webhook: z.string().max(2048).optional().describe('http(s) URL that receives a signed POST when the job finishes.'),
+  turbo: z.boolean().default(false).describe('Addition: store and embed only, no extraction (as turbo save).'),
+});
+export type IngestBody = z.input<typeof IngestBody>;
+
+export const IngestAsyncResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  jobId: z.string(),
+  itemCount: z.number(),
+  statusUrl: z.string(),
+});
+export type IngestAsyncResponse = z.infer<typeof IngestAsyncResponse>;
+
+export const IngestSyncResponse = z.object({
+  success: z.literal(true),
+  processed: z.number(),
+  results: z.array(z.object({ index: z.number(), success: z.boolean(), documentId: z.string().optional(), error: z.string().optional() })),
+});
+export type IngestSyncResponse = z.infer<typeof IngestSyncResponse>;
+
+export const WebhookAttempt = z.object({
+  attempt: z.number(),
+  at: z.string(),
+  status: z.number().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+});
+
+export const IngestStatusResponse = z.object({
+  success: z.literal(true),
+  jobId: z.string(),
+  status: z.enum(['pending', 'processing', 'completed', 'failed']),
+  progress: z.object({ total: z.number(), completed: z.number(), failed: z.number(), percentage: z.number() }),
+  startedAt: z.string().nullable().describe('Null while the job waits for a slot (pending).'),
+  completedAt: z.string().nullable(),
+  createdAt: z.string(),
+  documents: z.array(z.string()).describe('Ids of the memories the items made or found (addition).'),
+  errors: z.array(z.object({ index: z.number(), error: z.string() })),
+  webhook: z
+    .object({ url: z.string(), delivered: z.boolean().nullable(), attempts: z.array(WebhookAttempt) })
+    .nullable()
+    .describe('Delivery of the completion webhook: null delivered while pending or retrying.'),
+});
+export type IngestStatusResponse = z.infer<typeof IngestStatusResponse>;
+
+export const JobIdParams = z.object({ jobId: z.string().min(1).max(200) });
+export const JobListQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const WebhookSecretResponse = z.object({
+  success: z.literal(true),
+  secret: z.string(),
+  header: z.string().describe('The request header that carries the signature.'),
+  scheme: z.string(),
+});
+export type WebhookSecretResponse = z.infer<typeof WebhookSecretResponse>;
+
+// ---- account: usage, profile, users ------------------------------------------------------------------
+
+const limitNumber = z.number().describe('-1 means unlimited.');
+
+export const UsageQuery = z.object({
+  period: z.enum(['day', 'week', 'month', 'all']).default('month'),
+  breakdown: z.enum(['endpoint', 'day', 'key']).optional(),
+});
+export type UsageQuery = z.input<typeof UsageQuery>;
+
+export const UsageResponse = z.object({
+  success: z.literal(true),
+  usage: z.object({
+    period: z.enum(['day', 'week', 'month', 'all']),
+    mode: z.enum(['live', 'test']).describe("The calling key's mode: live keys see live traffic, test keys test traffic."),
+    startDate: z.string(),
+    endDate: z.string(),
+    summary: z.object({
+      totalRequests: z.number(),
+      successfulRequests: z.number(),
+      failedRequests: z.number(),
+      averageLatencyMs: z.number(),
+    }),
+    limits: z.object({ requestsPerHour: limitNumber, monthlyRequests: limitNumber, usedPercentage: z.number() }),
+    storage: z.object({ memoryCount: z.number(), totalSizeMb: z.number(), limitMb: limitNumber, usedPercentage: z.number() }),
+    byEndpoint: z
+      .array(z.object({ endpoint: z.string(), method: z.string(), requests: z.number(), percentage: z.number(), avgLatencyMs: z.number() }))
+      .optional(),
+    daily: z.array(z.object({ date: z.string(), requests: z.number(), successful: z.number(), failed: z.number() })).optional(),
+    byKey: z
+      .array(
+        z.object({
+          keyId: z.string(),
+          name: z.string(),
+          type: z.enum(['live', 'test']),
+          requests: z.number(),
+          successful: z.number(),
+          failed: z.number(),
+          avgLatencyMs: z.number(),
+        }),
+      )
+      .optional(),
+  }),
+});
+export type UsageResponse = z.infer<typeof UsageResponse>;
+
+const Tier = z.enum(['free', 'pro', 'enterprise']);
+
+export const ProfileSettings = z.object({ defaultSpace: z.string(), timezone: z.string(), language: z.string() });
+
+export const Profile = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  company: z.string(),
+  tier: Tier,
+  createdAt: z.string(),
+  settings: ProfileSettings,
+  limits: z.object({
+    requestsPerHour: limitNumber,
+    monthlyRequests: limitNumber,
+    maxStorageMb: limitNumber,
+    maxMemories: limitNumber,
+    ingestItemsPerRequest: z.number(),
+    concurrentJobs: limitNumber,
+  }),
+  currentUsage: z.object({ memoryCount: z.number(), storageMb: z.number(), monthlyRequests: z.number() }),
+});
+export type Profile = z.infer<typeof Profile>;
+export const ProfileResponse = z.object({ success: z.literal(true), profile: Profile });
+export type ProfileResponse = z.infer<typeof ProfileResponse>;
+
+export const UpdateProfileBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    company: z.string().trim().max(200).optional(),
+    settings: z
+      .object({
+        defaultSpace: z.string().trim().max(100).optional(),
+        timezone: z.string().trim().min(1).max(100).optional().describe('An IANA name such as Europe/Berlin.'),
+        language: z.string().trim().min(2).max(35).optional().describe('A BCP 47 tag such as en or de-CH.'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type UpdateProfileBody = z.input<typeof UpdateProfileBody>;
+
+export const User = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  company: z.string(),
+  tier: Tier,
+  createdAt: z.string(),
+  isOwner: z.boolean(),
+});
+export type User = z.infer<typeof User>;
+
+export const UserIdParams = z.object({ id: z.string().min(1).max(200) });
+export const CreateUserBody = z.object({
+  email: z.email().max(320),
+  name: z.string().trim().min(1).max(200),
+  company: z.string().trim().max(200).optional(),
+  tier: Tier.default('free'),
+});
+export type CreateUserBody = z.input<typeof CreateUserBody>;
+export const UpdateUserBody = z
+  .object({ tier: Tier.optional(), name: z.string().trim().min(1).max(200).optional(), company: z.string().trim().max(200).optional() })
+  .strict();
+export type UpdateUserBody = z.input<typeof UpdateUserBody>;
+export const UserResponse = z.object({ success: z.literal(true), data: User });
+export type UserResponse = z.infer<typeof UserResponse>;
+export const CreatedUserResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  data: User,
+  key: ApiKey.describe("The new user's first live key; its value is shown only here."),
+});
+export type CreatedUserResponse = z.infer<typeof CreatedUserResponse>;
+export const UserListResponse = z.object({ success: z.literal(true), users: z.array(User) });
+export type UserListResponse = z.infer<typeof UserListResponse>;
 
 // ---- daemon -----------------------------------------------------------------------------------------
 
@@ -327,6 +523,8 @@ export const Job = z.object({
 export type Job = z.infer<typeof Job>;
 export const JobResponse = z.object({ success: z.literal(true) }).extend(Job.shape);
 export type JobResponse = z.infer<typeof JobResponse>;
+export const JobListResponse = z.object({ success: z.literal(true), jobs: z.array(Job) });
+export type JobListResponse = z.infer<typeof JobListResponse>;
 export const ReindexResponse = z.object({
   success: z.literal(true),
   message: z.string(),
@@ -601,3 +799,51 @@ export const ExtractRetryResponse = z.object({
   memoryIds: z.array(z.string()),
 });
 export type ExtractRetryResponse = z.infer<typeof ExtractRetryResponse>;
+
+// ---- folder watch (addition) ----------------------------------------------------------------------------
+
+export { DEFAULT_WATCH_GLOB };
+
+export const WatchBody = z.object({
+  path: z.string().min(1).max(4096).describe('Absolute path of an existing directory; the daemon reads it with its own permissions.'),
+  glob: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe(`Files to take, relative to the directory (\`**\` any depth, {a,b}, case-insensitive). Default: ${DEFAULT_WATCH_GLOB}`),
+  tags: tags.optional(),
+  spaceId: spaceId.optional().describe('Default: the profile default space.'),
+  keepDeleted: z.boolean().default(false).describe("Keep a file's memory when the file is deleted."),
+});
+export type WatchBody = z.input<typeof WatchBody>;
+
+export const WatchIdParams = z.object({ id: z.string().min(1).max(200) });
+
+export const Watch = z.object({
+  id: z.string(),
+  path: z.string(),
+  glob: z.string(),
+  tags: z.array(z.string()),
+  spaceId: z.string(),
+  keepDeleted: z.boolean(),
+  createdAt: z.string(),
+  state: z.enum(['starting', 'watching', 'failed']),
+  fileCount: z.number().describe('Files of the folder that have a memory.'),
+  lastEventAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  initialJobId: z.string().nullable().describe('The ingest job of the first scan (GET /v1/ingest/status/:jobId).'),
+});
+export type Watch = z.infer<typeof Watch>;
+
+export const WatchCreatedResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  watch: Watch,
+  jobId: z.string(),
+  statusUrl: z.string(),
+});
+export type WatchCreatedResponse = z.infer<typeof WatchCreatedResponse>;
+
+export const WatchListResponse = z.object({ success: z.literal(true), watches: z.array(Watch) });
+export type WatchListResponse = z.infer<typeof WatchListResponse>;

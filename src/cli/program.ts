@@ -1,13 +1,23 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
+import { registerAccountCommands } from './commands/account.js';
 import { registerAnswerCommands } from './commands/answers.js';
 import { registerCompletionCommand } from './commands/completion.js';
+import { registerConfigCommands } from './commands/config.js';
 import { registerDaemonCommands } from './commands/daemon.js';
+import { registerDoctorCommand } from './commands/doctor.js';
+import { registerHelpCommand } from './commands/help-topics.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerIngestCommands } from './commands/ingest.js';
 import { registerKnowledgeCommands } from './commands/knowledge.js';
+import { registerLoginCommands } from './commands/login.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memories.js';
 import { registerQueryCommand } from './commands/query.js';
 import { registerReindexCommand } from './commands/reindex.js';
+import { registerTuiCommand } from './commands/tui.js';
+import { registerUserCommands } from './commands/users.js';
+import { registerWatchCommands } from './commands/watch.js';
 
 export function createProgram(): Command {
   const program = new Command('mem')
@@ -38,11 +48,21 @@ Exit codes: 0 ok, 1 internal, 2 invalid input, 3 unauthorized, 4 forbidden, 5 no
     );
   registerMemoryCommands(program);
   registerQueryCommand(program);
+  registerIngestCommands(program);
   registerAnswerCommands(program);
   registerDaemonCommands(program);
   registerKeyCommands(program);
+  registerAccountCommands(program);
+  registerUserCommands(program);
+  registerLoginCommands(program);
   registerKnowledgeCommands(program);
   registerReindexCommand(program);
+  registerMcpCommand(program);
   registerCompletionCommand(program);
+  registerTuiCommand(program);
+  registerConfigCommands(program);
+  registerDoctorCommand(program);
+  registerWatchCommands(program);
+  registerHelpCommand(program);
   return program;
 }

@@ -39,6 +39,28 @@ import {
   GraphResponse,
 } from '../api/contract.js';
 import type { ENTITY_SORTS, ENTITY_TYPES, FACT_CATEGORIES } from '../api/contract.js';
+import {
+  IngestAsyncResponse,
+  IngestStatusResponse,
+  IngestSyncResponse,
+  JobListResponse,
+  SaveSyncResponse,
+  WebhookSecretResponse,
+  type IngestBody,
+} from '../api/contract.js';
+import {
+  CreatedUserResponse,
+  ProfileResponse,
+  UsageResponse,
+  UserListResponse,
+  UserResponse,
+  type CreateUserBody,
+  type UpdateProfileBody,
+  type UpdateUserBody,
+  type UsageQuery,
+} from '../api/contract.js';
+
+import { WatchCreatedResponse, WatchListResponse, type WatchBody } from '../api/contract.js';
 
 export interface EntityParams {
   readonly limit?: number | undefined;
@@ -150,14 +172,16 @@ export class MemClient {
     options: { timeoutMs?: number; auth?: boolean } = {},
   ): Promise<z.infer<T>> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const form = body instanceof FormData;
+    // FormData sets its own multipart content type (with the boundary).
+    if (body !== undefined && !form) headers['content-type'] = 'application/json';
     if (options.auth !== false && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     let response: Response;
     try {
       response = await this.fetchImpl(this.baseUrl + path, {
         method,
         headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(body !== undefined ? { body: form ? body : JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
       });
     } catch (error) {
@@ -373,5 +397,86 @@ export class MemClient {
 
   retryExtractions() {
     return this.request(ExtractRetryResponse, 'POST', '/v1/extract/retry', {});
+  }
+
+  // ---- account ---------------------------------------------------------------------------------------
+
+  usage(params: UsageQuery = {}) {
+    return this.getWith(UsageResponse, '/v1/usage', { ...params });
+  }
+
+  profile() {
+    return this.request(ProfileResponse, 'GET', '/v1/profile');
+  }
+
+  updateProfile(body: UpdateProfileBody) {
+    return this.request(ProfileResponse, 'PATCH', '/v1/profile', body);
+  }
+
+  listUsers() {
+    return this.request(UserListResponse, 'GET', '/admin/users');
+  }
+
+  createUser(body: CreateUserBody) {
+    return this.request(CreatedUserResponse, 'POST', '/admin/users', body);
+  }
+
+  updateUser(id: string, body: UpdateUserBody) {
+    return this.request(UserResponse, 'PATCH', `/admin/users/${encodeURIComponent(id)}`, body);
+  }
+
+  removeUser(id: string) {
+    return this.request(MessageResponse, 'DELETE', `/admin/users/${encodeURIComponent(id)}`);
+  }
+
+  // ---- folder watch ----------------------------------------------------------------------------------
+
+  addWatch(body: WatchBody) {
+    return this.request(WatchCreatedResponse, 'POST', '/v1/watches', body);
+  }
+
+  listWatches() {
+    return this.request(WatchListResponse, 'GET', '/v1/watches');
+  }
+
+  removeWatch(id: string) {
+    return this.request(MessageResponse, 'DELETE', `/v1/watches/${encodeURIComponent(id)}`);
+  }
+
+  // ---- ingest ----------------------------------------------------------------------------------------
+
+  /** Uploads a file (multipart/form-data) to POST /v1/save; fields as the JSON save takes them. */
+  saveFile(
+    file: { name: string; type: string; data: Uint8Array },
+    fields: { title?: string | undefined; tags?: readonly string[] | undefined; spaceId?: string | undefined; description?: string | undefined; metadata?: Record<string, unknown> | undefined } = {},
+  ) {
+    const form = new FormData();
+    if (fields.title !== undefined) form.set('title', fields.title);
+    if (fields.description !== undefined) form.set('description', fields.description);
+    if (fields.spaceId !== undefined) form.set('spaceId', fields.spaceId);
+    if (fields.tags !== undefined) form.set('tags', JSON.stringify(fields.tags));
+    if (fields.metadata !== undefined) form.set('metadata', JSON.stringify(fields.metadata));
+    form.set('file', new Blob([file.data], { type: file.type }), file.name);
+    return this.request(SaveSyncResponse, 'POST', '/v1/save', form);
+  }
+
+  ingest(body: IngestBody & { async: false }): Promise<IngestSyncResponse>;
+  ingest(body: IngestBody): Promise<IngestAsyncResponse>;
+  ingest(body: IngestBody) {
+    return body.async === false
+      ? this.request(IngestSyncResponse, 'POST', '/v1/ingest', body)
+      : this.request(IngestAsyncResponse, 'POST', '/v1/ingest', body);
+  }
+
+  ingestStatus(jobId: string) {
+    return this.request(IngestStatusResponse, 'GET', `/v1/ingest/status/${encodeURIComponent(jobId)}`);
+  }
+
+  listJobs(limit = 20) {
+    return this.getWith(JobListResponse, '/v1/jobs', { limit });
+  }
+
+  webhookSecret() {
+    return this.request(WebhookSecretResponse, 'GET', '/v1/webhooks/secret');
   }
 }

@@ -175,6 +175,44 @@ export const CONFIG_SCHEMA = {
     description: 'How often the daemon compacts tables, cleans old versions and refreshes indexes.',
     requiresRestart: true,
   }),
+  'network.allowPrivateNetworks': key({
+    schema: bool,
+    default: false,
+    description:
+      'Allow URL saves, ingest and webhooks to reach private-network addresses (10/8, 172.16/12, 192.168/16, link-local...). Loopback is always allowed.',
+    env: 'MEM_ALLOW_PRIVATE_NETWORKS',
+    requiresRestart: true,
+  }),
+  'ingest.fetchTimeoutMs': key({
+    schema: positiveMs,
+    default: 15_000,
+    description: 'Time limit for fetching one URL (redirects and body included).',
+    requiresRestart: true,
+  }),
+  'ingest.maxFetchBytes': key({
+    schema: z.coerce.number().int().min(1024),
+    default: 10 * 1024 * 1024,
+    description: 'Largest response body a URL fetch reads (bytes).',
+    requiresRestart: true,
+  }),
+  'ingest.maxRedirects': key({
+    schema: z.coerce.number().int().min(0).max(20),
+    default: 5,
+    description: 'Redirects a URL fetch follows, each checked against the network policy.',
+    requiresRestart: true,
+  }),
+  'ingest.maxUploadBytes': key({
+    schema: z.coerce.number().int().min(1024),
+    default: 10 * 1024 * 1024,
+    description: 'Largest file POST /v1/save accepts as a multipart upload (bytes); larger files get CONTENT_TOO_LARGE.',
+    requiresRestart: true,
+  }),
+  'ingest.concurrency': key({
+    schema: z.coerce.number().int().min(1).max(64),
+    default: 8,
+    description: 'Ingest items processed at once across all jobs.',
+    requiresRestart: true,
+  }),
 } as const;
 
 export type ConfigKey = keyof typeof CONFIG_SCHEMA;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { MemError } from '../errors.js';
+import { tenantOf } from './accounts/tenancy.js';
 import { newId } from './ids.js';
 import type { Storage } from './ports.js';
 import type { Account, ApiKeyRecord, KeyType } from './types.js';
@@ -19,6 +20,8 @@ export const AUTH_MESSAGES = {
 export interface AuthContext {
   readonly account: Account;
   readonly key: ApiKeyRecord;
+  /** Whose data this request sees: the account's live data, or its test sandbox for test keys. */
+  readonly tenant: string;
 }
 
 export interface NewKeyInput {
@@ -94,7 +97,7 @@ export class AuthService {
       if (!key || !safeEqual(key.hash, hash)) throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.invalid);
       const account = await this.storage.accounts.get(key.accountId);
       if (!account) throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.invalid);
-      context = { account, key };
+      context = { account, key, tenant: tenantOf(account.id, key.type) };
       this.cache.set(hash, context);
     }
     if (context.key.expiresAt !== null && context.key.expiresAt <= this.now()) {
@@ -161,6 +164,11 @@ export class AuthService {
     const key = await this.ownKey(accountId, id);
     await this.storage.keys.delete(accountId, id);
     this.cache.delete(key.hash);
+  }
+
+  /** Cached contexts of an account are dropped after its record changes (tier, settings) or it is removed. */
+  forgetAccount(accountId: string): void {
+    for (const [hash, context] of this.cache) if (context.account.id === accountId) this.cache.delete(hash);
   }
 }
 

@@ -7,7 +7,9 @@ import type {
   MemoryFilter,
   MemoryRecord,
   PendingSaveRecord,
+  UsageEvent,
   VectorHit,
+  WatchRecord,
 } from './types.js';
 import type { MemoryField, MemoryView, SortKey } from './query/fields.js';
 import type { FilterNode } from './query/filter.js';
@@ -54,6 +56,8 @@ export interface MemoryStore {
   list(filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ items: MemoryRecord[]; total: number }>;
   count(filter?: MemoryFilter): Promise<number>;
   findByContentHash(hash: string): Promise<MemoryRecord | null>;
+  /** A memory whose metadata has `key` equal to the string `value` (URL and file saves find their memory so). */
+  findByMetadata(key: string, value: string): Promise<MemoryRecord | null>;
   vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]>;
   keywordSearch(text: string, filter: MemoryFilter, k: number): Promise<KeywordHit[]>;
   /** Every memory id of the account (ids only: cheap even for large accounts). */
@@ -71,6 +75,18 @@ export interface AccountStore {
   get(id: string): Promise<Account | null>;
   owner(): Promise<Account | null>;
   list(): Promise<Account[]>;
+  findByEmail(email: string): Promise<Account | null>;
+  replace(account: Account): Promise<void>;
+  /** Deletes the account record and its keys (its data goes through Storage.purge). */
+  delete(id: string): Promise<boolean>;
+}
+
+export interface UsageStore {
+  append(events: readonly UsageEvent[]): Promise<void>;
+  /** An account's events with since <= at < until, optionally of one key type only. */
+  events(accountId: string, range: { since: number; until: number }, keyType?: UsageEvent['keyType']): Promise<UsageEvent[]>;
+  /** Requests that count toward limits (every status but 429) since an instant, for an account or one key. */
+  countSince(accountId: string, since: number, keyId?: string): Promise<number>;
 }
 
 export interface KeyStore {
@@ -95,6 +111,33 @@ export interface JobStore {
   unfinished(): Promise<JobRecord[]>;
 }
 
+/** One finished item of an ingest job. */
+export interface JobItemResult {
+  readonly accountId: string;
+  readonly jobId: string;
+  readonly index: number;
+  readonly success: boolean;
+  readonly documentId: string | null;
+  readonly error: string | null;
+  readonly at: number;
+}
+
+export interface JobItemStore {
+  append(items: readonly JobItemResult[]): Promise<void>;
+  list(accountId: string, jobId: string): Promise<JobItemResult[]>;
+}
+
+/** Watched folders; every read but `all` is scoped to one tenant. */
+export interface WatchStore {
+  put(record: WatchRecord): Promise<void>;
+  get(accountId: string, id: string): Promise<WatchRecord | null>;
+  /** A tenant's watches, oldest first. */
+  list(accountId: string): Promise<WatchRecord[]>;
+  /** Every tenant's watches (the daemon starts them all). */
+  all(): Promise<WatchRecord[]>;
+  delete(accountId: string, id: string): Promise<boolean>;
+}
+
 export interface Storage {
   readonly uri: string;
   /** Embedding space the chunk vectors of this store belong to. */
@@ -106,6 +149,12 @@ export interface Storage {
   readonly keys: KeyStore;
   readonly pendingSaves: PendingSaveStore;
   readonly jobs: JobStore;
+  readonly usage: UsageStore;
+  readonly jobItems: JobItemStore;
+  /** Watched folders (every tenant's). */
+  readonly watches: WatchStore;
+  /** Deletes every row that belongs to these tenants (memories, vectors, knowledge, jobs, usage). */
+  purge(tenantIds: readonly string[]): Promise<void>;
   /** Compaction, old-version cleanup, FTS folding and vector-index upkeep; safe to run while serving. */
   maintain(): Promise<MaintenanceReport>;
   totalMemories(): Promise<number>;

@@ -56,6 +56,8 @@ export interface Account {
   readonly createdAt: number;
   readonly settings: { defaultSpace: string; timezone: string; language: string };
   readonly isOwner: boolean;
+  /** Signs this account's webhook deliveries (created when first needed). */
+  readonly webhookSecret?: string | undefined;
 }
 
 export type KeyType = 'live' | 'test';
@@ -105,4 +107,35 @@ export interface JobRecord {
   readonly createdAt: number;
   readonly startedAt: number | null;
   readonly finishedAt: number | null;
+}
+
+/** One authenticated request, as recorded for usage statistics and rate limits. */
+export interface UsageEvent {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly keyType: KeyType;
+  readonly method: string;
+  /** The route pattern (`/v1/memory/:id`), never the raw URL. */
+  readonly endpoint: string;
+  readonly status: number;
+  readonly latencyMs: number;
+  readonly at: number;
+}
+
+/** A folder the daemon follows (addition: /v1/watches); its files become memories of the watch's tenant. */
+export interface WatchRecord {
+  readonly id: string;
+  /** The tenant that created the watch: its files are saved as that tenant's memories. */
+  readonly accountId: string;
+  /** Absolute path of the directory. */
+  readonly path: string;
+  /** Which files count, relative to the directory (`**` for any depth). */
+  readonly glob: string;
+  readonly tags: readonly string[];
+  readonly spaceId: string;
+  /** Keep a file's memory when the file is deleted. */
+  readonly keepDeleted: boolean;
+  readonly createdAt: number;
+  /** The ingest job of the first scan (null until it was submitted). */
+  readonly initialJobId: string | null;
 }

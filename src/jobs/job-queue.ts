@@ -23,6 +23,12 @@ export class JobQueue {
     void this.queue.add(() => task(this.controller.signal)).catch(() => undefined);
   }
 
+  /** Runs a task in turn and resolves with its result (rejects with its error, or when the queue is closed). */
+  run<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('queue closed'));
+    return this.queue.add(() => task(this.controller.signal)) as Promise<T>;
+  }
+
   onIdle(): Promise<void> {
     return this.queue.onIdle();
   }

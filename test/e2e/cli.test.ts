@@ -74,7 +74,7 @@ describe('mem CLI against a real daemon', () => {
       updatedAt: expect.any(String),
     });
 
-    const rm = await mem(['rm', pipedId], env);
+    const rm = await mem(['rm', pipedId, '--yes'], env);
     expect(rm.exitCode).toBe(0);
     expect(rm.stdout).toContain('Deleted');
     const after = await mem(['get', pipedId], env);
@@ -82,7 +82,7 @@ describe('mem CLI against a real daemon', () => {
     expect(after.stderr).toContain('error[NOT_FOUND]: Memory not found');
 
     const other = json<{ documentId: string }>(await mem(['save', 'one more', '--json'], env)).documentId;
-    const bulk = await mem(['rm', '--ids', `${id},${other},mem_01ARZ3NDEKTSV4RRFFQ69G5FAV`, '--json'], env);
+    const bulk = await mem(['rm', '--ids', `${id},${other},mem_01ARZ3NDEKTSV4RRFFQ69G5FAV`, '--json', '--yes'], env);
     expect(json(bulk)).toMatchObject({ deleted: 2, failed: [{ id: 'mem_01ARZ3NDEKTSV4RRFFQ69G5FAV', error: 'Memory not found' }] });
     expect(bulk.exitCode).toBe(5);
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../daemon/app.js';
 import { createDeps, type CreatedDeps } from '../../daemon/create-deps.js';
+import type { PlanTable } from '../../src/core/accounts/plans.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { BuiltinEmbeddingModel } from '../../src/providers/builtin/builtin-embedding-model.js';
 import type { EmbeddingModel } from '../../src/providers/spec.js';
@@ -30,11 +31,16 @@ export async function closeTestEmbedder(): Promise<void> {
 
 /** The real app (real LanceDB on a temp dir, real built-in embedder), driven with app.inject(). */
 export async function createTestApp(
-  options: { embedder?: EmbeddingModel; home?: ReturnType<typeof tempHome>; keepHome?: boolean } = {},
+  options: { embedder?: EmbeddingModel; home?: ReturnType<typeof tempHome>; keepHome?: boolean; plans?: PlanTable } = {},
 ): Promise<TestApp> {
   const home = options.home ?? tempHome();
   const loaded = loadConfig({ env: home.env });
-  const deps = await createDeps({ loaded, embedder: options.embedder ?? testEmbedder(), storeFirstKey: false });
+  const deps = await createDeps({
+    loaded,
+    embedder: options.embedder ?? testEmbedder(),
+    storeFirstKey: false,
+    ...(options.plans ? { plans: options.plans } : {}),
+  });
   const app = await buildApp(deps);
   await app.ready();
   const key = deps.firstKey ?? (await deps.auth.createKey(deps.ownerId, { name: 'test', type: 'live' })).value;

@@ -1,9 +1,17 @@
 import type { Command } from 'commander';
-import { readApiKey } from '../../config/credentials.js';
+import { readApiKey, writeApiKey } from '../../config/credentials.js';
+import { confirm } from '../confirm.js';
 import { MemError } from '../../errors.js';
+import type { MemClient } from '../../client/http-client.js';
 import { clientFor, configFor, outputFor } from '../context.js';
 import { parseNumber } from '../input.js';
 import { shortDate, style, table } from '../output.js';
+
+/** Whether `id` is the key this CLI authenticates with (GET /keys marks the caller's key as current). */
+async function isCliKey(client: MemClient, id: string): Promise<boolean> {
+  const { keys } = await client.listKeys();
+  return keys.some((key) => key.id === id && key.current === true);
+}
 
 export function registerKeyCommands(program: Command): void {
   const keys = program
@@ -22,15 +30,16 @@ export function registerKeyCommands(program: Command): void {
       output.result(response, () =>
         table(
           response.keys.map((key) => [
-            key.id,
+            (key.current ? '* ' : '  ') + key.id,
             key.name,
-            key.type,
+            key.type + (key.readOnly ? ' (read-only)' : ''),
             key.key,
+            `${key.rateLimitPerHour ?? '-'}/h, ${key.monthlyLimit ?? '-'}/mo`,
             shortDate(key.createdAt),
             key.lastUsedAt ? shortDate(key.lastUsedAt) : '-',
             key.expiresAt ? shortDate(key.expiresAt) : 'never',
           ]),
-          ['ID', 'NAME', 'TYPE', 'KEY', 'CREATED', 'LAST USED', 'EXPIRES'],
+          ['  ID', 'NAME', 'TYPE', 'KEY', 'LIMITS', 'CREATED', 'LAST USED', 'EXPIRES'],
         ),
       );
     });
@@ -62,11 +71,26 @@ export function registerKeyCommands(program: Command): void {
     .command('regenerate')
     .description('Issue a new value for a key; the old one stops working at once')
     .argument('<id>', 'key id')
-    .addHelpText('after', '\nExamples:\n  $ mem keys regenerate key_01JD3V6Q8X4Z5C2B7N9M0K1H2G')
-    .action(async (id: string, _options: unknown, command: Command) => {
-      const { client, output } = await clientFor(command);
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', '\nExamples:\n  $ mem keys regenerate key_01JD3V6Q8X4Z5C2B7N9M0K1H2G --yes')
+    .action(async (id: string, options: { yes?: boolean }, command: Command) => {
+      await confirm(`Regenerate key ${id}? Programs using its current value stop working at once.`, options);
+      const { client, output, loaded } = await clientFor(command);
+      const own = await isCliKey(client, id);
       const response = await client.regenerateKey(id);
-      output.result(response.data, () => `${style.green('Regenerated')} ${response.data.id}\n${response.data.key}\n${style.dim('Store it now: it is not shown again.')}`);
+      // The CLI's own key: keep the CLI working by storing the new value (unless it came from MEM_API_KEY).
+      const stored = own && !process.env.MEM_API_KEY ? await writeApiKey(loaded.paths, response.data.key) : null;
+      output.result({ ...response.data, storedForCli: stored !== null }, () =>
+        [
+          `${style.green('Regenerated')} ${response.data.id}`,
+          response.data.key,
+          stored
+            ? style.dim('This is the key the CLI uses: the new value is stored for it. Store it elsewhere now too: it is not shown again.')
+            : own
+              ? style.yellow('This is the key in MEM_API_KEY: set MEM_API_KEY to the new value (or run `mem login`).')
+              : style.dim('Store it now: it is not shown again.'),
+        ].join('\n'),
+      );
     });
 
   keys
@@ -74,11 +98,19 @@ export function registerKeyCommands(program: Command): void {
     .alias('rm')
     .description('Delete a key permanently')
     .argument('<id>', 'key id')
-    .addHelpText('after', '\nExamples:\n  $ mem keys delete key_01JD3V6Q8X4Z5C2B7N9M0K1H2G')
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', '\nExamples:\n  $ mem keys delete key_01JD3V6Q8X4Z5C2B7N9M0K1H2G --yes')
+    .action(async (id: string, options: { yes?: boolean }, command: Command) => {
+      await confirm(`Delete key ${id} permanently?`, options);
       const { client, output } = await clientFor(command);
+      const own = await isCliKey(client, id);
       const response = await client.deleteKey(id);
-      output.result(response, () => `${style.green('Deleted')} ${id}`);
+      output.result({ ...response, wasCliKey: own }, () =>
+        [
+          `${style.green('Deleted')} ${id}`,
+          ...(own ? [style.yellow('That was the key the CLI uses: log in with another key (`mem login`), or create one first.')] : []),
+        ].join('\n'),
+      );
     });
 
   program

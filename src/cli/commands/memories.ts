@@ -1,6 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Memory } from '../../api/contract.js';
 import { MemError } from '../../errors.js';
+import { confirm } from '../confirm.js';
 import { clientFor } from '../context.js';
 import { parseJsonObject, parseList, parseNumber, readStdin, textArgument } from '../input.js';
 import { shortDate, style, table, terminalWidth, truncate } from '../output.js';
@@ -25,6 +28,58 @@ function renderMemory(memory: Memory): string {
   return lines.join('\n');
 }
 
+/** `mem save <url>` and `mem save --file <path>`: the daemon fetches or extracts the text. */
+async function saveSource(content: string | undefined, options: Record<string, string | boolean | undefined>, command: Command): Promise<void> {
+  if (options.turbo || options.async) {
+    throw new MemError('VALIDATION_ERROR', 'URL and file saves cannot be --turbo or --async.', { hint: 'Drop the flag.' });
+  }
+  if (options.file !== undefined && content !== undefined) {
+    throw new MemError('VALIDATION_ERROR', 'Give either text (or a URL) or --file, not both.');
+  }
+  const fields = {
+    title: options.title as string | undefined,
+    description: options.description as string | undefined,
+    tags: parseList(options.tags as string | undefined),
+    spaceId: options.space as string | undefined,
+    metadata: parseJsonObject(options.metadata as string | undefined, '--metadata'),
+  };
+  let upload: { name: string; type: string; data: Buffer } | undefined;
+  if (options.file !== undefined) {
+    const path = resolve(String(options.file));
+    let data: Buffer;
+    try {
+      data = await readFile(path);
+    } catch (error) {
+      throw new MemError('VALIDATION_ERROR', `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    }
+    upload = { name: basename(path), type: mimeTypeOf(path), data };
+  }
+  const { client, output } = await clientFor(command);
+  const response = upload
+    ? await client.saveFile(upload, fields)
+    : await client.save({ url: (content as string).trim(), ...fields });
+  if (!('documentId' in response)) throw new MemError('INTERNAL_ERROR', 'The daemon answered a URL save with a pending id.');
+  output.result(response, () => {
+    const verb = response.message.startsWith('Already') ? style.dim('Unchanged') : response.message.includes('updated') ? style.green('Updated') : style.green('Saved');
+    return `${verb} ${response.documentId}  ${response.data.title}`;
+  });
+}
+
+const MIME_TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.txt': 'text/plain',
+  '.text': 'text/plain',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.json': 'application/json',
+  '.pdf': 'application/pdf',
+};
+
+function mimeTypeOf(path: string): string {
+  return MIME_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+}
+
 export function registerMemoryCommands(program: Command): void {
   program
     .command('save')
@@ -37,16 +92,26 @@ export function registerMemoryCommands(program: Command): void {
     .option('-m, --metadata <json>', 'metadata as a JSON object')
     .option('--async', 'return at once with a pending id instead of waiting')
     .option('--turbo', 'fast save: store and embed only, no extraction (prints the processing time)')
+    .option('-f, --file <path>', 'upload a file (pdf, html, markdown, text, json): its text is extracted')
     .addHelpText(
       'after',
       `
+A URL as the content (http:// or https://) is fetched by the daemon and saved with its readable text,
+title and metadata. Saving the same URL or file again updates its memory if the text changed, else nothing.
+
 Examples:
   $ mem save "Met Sarah Chen from Acme Corp in Berlin to discuss the Q3 roadmap" --tags work,acme
+  $ mem save https://example.org/article --tags reading
+  $ mem save --file report.pdf --tags q3
   $ echo "long note" | mem save - --title "From stdin"
   $ mem save "Pay the invoice" -m '{"priority":2}' --space personal --json
   $ mem save --turbo "quick thought"`,
     )
     .action(async (content: string | undefined, options: Record<string, string | boolean | undefined>, command: Command) => {
+      if (options.file !== undefined || (content !== undefined && /^https?:\/\/\S+$/i.test(content.trim()))) {
+        await saveSource(content, options, command);
+        return;
+      }
       const text = content === undefined && !process.stdin.isTTY ? await readStdin() : await textArgument(content, 'content');
       const { client, output } = await clientFor(command);
       if (options.turbo) {
@@ -240,10 +305,12 @@ Examples:
     .description('Delete memories permanently')
     .argument('[ids...]', 'memory ids')
     .option('--ids <ids>', 'comma-separated memory ids')
-    .addHelpText('after', '\nExamples:\n  $ mem rm mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G\n  $ mem rm --ids mem_01...,mem_01...')
-    .action(async (ids: string[], options: { ids?: string }, command: Command) => {
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', '\nExamples:\n  $ mem rm mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G\n  $ mem rm --ids mem_01...,mem_01... --yes')
+    .action(async (ids: string[], options: { ids?: string; yes?: boolean }, command: Command) => {
       const all = [...ids, ...(parseList(options.ids) ?? [])];
       if (all.length === 0) throw new MemError('VALIDATION_ERROR', 'No memory ids given.', { hint: 'mem rm <id> [id...]' });
+      await confirm(all.length === 1 ? `Delete memory ${all[0]} permanently?` : `Delete ${all.length} memories permanently?`, options);
       const { client, output } = await clientFor(command);
       if (all.length === 1) {
         const response = await client.deleteMemory(all[0] as string);

@@ -11,7 +11,10 @@ import type {
   PendingSaveStore,
   SelectRequest,
   SelectResult,
+  JobItemStore,
   Storage,
+  UsageStore,
+  WatchStore,
 } from '../../core/ports.js';
 import type { SortKey } from '../../core/query/fields.js';
 import type { ChunkInput, KeywordHit, MemoryFilter, MemoryRecord, VectorHit } from '../../core/types.js';
@@ -19,6 +22,7 @@ import { MEMORY_COLUMNS, readViews } from './columns.js';
 import {
   and,
   arrayHasAny,
+  contains,
   eq,
   FIELD_COLUMNS,
   filterToPredicate,
@@ -27,8 +31,10 @@ import {
   isTrue,
   listLiteral,
   literal,
+  lt,
   lte,
   metadataTextPrefilter,
+  ne,
   type Predicate,
 } from './predicate.js';
 import {
@@ -43,12 +49,18 @@ import {
   rowToKey,
   rowToMemory,
   rowToPending,
+  rowToUsage,
   str,
+  usageToRow,
+  rowToWatch,
+  watchToRow,
 } from './rows.js';
 import {
   accountsSchema,
   apiKeysSchema,
   chunksSchema,
+  usageEventsSchema,
+  jobItemsSchema,
   chunksTableName,
   edgesSchema,
   entitiesSchema,
@@ -59,6 +71,7 @@ import {
   metaSchema,
   pendingSavesSchema,
   SCHEMA_VERSION,
+  watchesSchema,
 } from './schema.js';
 import { LanceKnowledgeStore } from './knowledge-store.js';
 import { RecordTable } from './record-table.js';
@@ -117,6 +130,9 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
   const facts = await open('facts', factsSchema);
   const edges = await open('edges', edgesSchema);
   const extractionStatus = await open('extraction_status', extractionStatusSchema);
+  const usage = await open('usage_events', usageEventsSchema);
+  const jobItems = await open('job_items', jobItemsSchema);
+  const watches = await open('watches', watchesSchema);
   await ensureFtsIndex(chunks.table);
   storage = new LanceStorage(db, options, {
     meta,
@@ -130,6 +146,9 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
     facts,
     edges,
     extractionStatus,
+    usage,
+    jobItems,
+    watches,
   });
   return storage;
 }
@@ -169,6 +188,9 @@ interface Tables {
   readonly facts: TableWriter;
   readonly edges: TableWriter;
   readonly extractionStatus: TableWriter;
+  readonly usage: TableWriter;
+  readonly jobItems: TableWriter;
+  readonly watches: TableWriter;
 }
 
 function filterPredicate(accountId: string, filter: MemoryFilter): Predicate {
@@ -248,6 +270,21 @@ class LanceMemoryStore implements MemoryStore {
       .limit(1)
       .toArray();
     return rows[0] ? rowToMemory(rows[0] as Row) : null;
+  }
+
+  async findByMetadata(key: string, value: string): Promise<MemoryRecord | null> {
+    // Metadata is stored as compact JSON: the pair appears verbatim in the text, then the parsed value decides.
+    const needle = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    const rows = await this.tables.memories.table
+      .query()
+      .where(and(eq('account_id', this.accountId), contains('metadata', needle)))
+      .limit(50)
+      .toArray();
+    for (const row of rows) {
+      const memory = rowToMemory(row as Row);
+      if (memory.metadata[key] === value) return memory;
+    }
+    return null;
   }
 
   async replace(memory: MemoryRecord, chunks?: readonly ChunkInput[]): Promise<void> {
@@ -399,6 +436,9 @@ class LanceStorage implements Storage {
   readonly keys: KeyStore;
   readonly pendingSaves: PendingSaveStore;
   readonly jobs: JobStore;
+  readonly usage: UsageStore;
+  readonly jobItems: JobItemStore;
+  readonly watches: WatchStore;
   private maintaining: Promise<MaintenanceReport> | null = null;
   private writesSinceMaintenance = 0;
   private closed = false;
@@ -419,6 +459,16 @@ class LanceStorage implements Storage {
       get: (id) => accounts.first(eq('id', id)),
       owner: () => accounts.first(isTrue('is_owner')),
       list: () => accounts.all(),
+      findByEmail: (email) => accounts.first(eq('email', email)),
+      replace: (account) => accounts.upsert(account),
+      delete: async (id) => {
+        await tables.keys.exclusive((table) => table.delete(eq('account_id', id)));
+        return tables.accounts.exclusive(async (table) => {
+          if ((await table.countRows(eq('id', id))) === 0) return false;
+          await table.delete(eq('id', id));
+          return true;
+        });
+      },
     };
     this.keys = {
       create: (key) => keys.insert(key),
@@ -440,6 +490,87 @@ class LanceStorage implements Storage {
       list: (accountId, limit) => jobs.all(eq('account_id', accountId), { limit }),
       unfinished: () => jobs.unfinished(),
     };
+    this.jobItems = this.jobItemStore();
+    const watches = new RecordTable(tables.watches, watchToRow, rowToWatch);
+    this.watches = {
+      put: (record) => watches.upsert(record),
+      get: (accountId, id) => watches.owned(accountId, id),
+      list: async (accountId) => (await watches.all(eq('account_id', accountId))).sort((a, b) => a.createdAt - b.createdAt),
+      all: async () => (await watches.all()).sort((a, b) => a.createdAt - b.createdAt),
+      delete: (accountId, id) => watches.deleteOwned(accountId, id),
+    };
+    this.usage = {
+      append: (events) => (events.length === 0 ? Promise.resolve() : tables.usage.append(events.map(usageToRow))),
+      events: async (accountId, range, keyType) => {
+        const where = and(
+          eq('account_id', accountId),
+          gte('at', range.since),
+          lt('at', range.until),
+          keyType ? eq('key_type', keyType) : undefined,
+        );
+        const rows = await tables.usage.table.query().where(where).toArray();
+        return rows.map((row) => rowToUsage(row as Record<string, unknown>));
+      },
+      countSince: (accountId, since, keyId) =>
+        tables.usage.table.countRows(
+          and(eq('account_id', accountId), gte('at', since), ne('status', 429), keyId ? eq('key_id', keyId) : undefined),
+        ),
+    };
+  }
+
+  private jobItemStore(): JobItemStore {
+    const table = this.tables.jobItems;
+    return {
+      append: (items) =>
+        items.length === 0
+          ? Promise.resolve()
+          : table.append(
+              items.map((item) => ({
+                account_id: item.accountId,
+                job_id: item.jobId,
+                idx: item.index,
+                success: item.success,
+                document_id: item.documentId,
+                error: item.error,
+                at: item.at,
+              })),
+            ),
+      list: async (accountId, jobId) => {
+        const rows = await table.table.query().where(and(eq('account_id', accountId), eq('job_id', jobId))).toArray();
+        return rows
+          .map((row) => {
+            const r = row as Row;
+            return {
+              accountId: str(r, 'account_id'),
+              jobId: str(r, 'job_id'),
+              index: num(r, 'idx'),
+              success: r.success === true,
+              documentId: typeof r.document_id === 'string' ? r.document_id : null,
+              error: typeof r.error === 'string' ? r.error : null,
+              at: num(r, 'at'),
+            };
+          })
+          .sort((a, b) => a.index - b.index);
+      },
+    };
+  }
+
+  async purge(tenantIds: readonly string[]): Promise<void> {
+    const where = inList('account_id', tenantIds);
+    const owned = [
+      this.tables.memories,
+      this.tables.chunks,
+      this.tables.pending,
+      this.tables.jobs,
+      this.tables.entities,
+      this.tables.facts,
+      this.tables.edges,
+      this.tables.extractionStatus,
+      this.tables.usage,
+      this.tables.jobItems,
+      this.tables.watches,
+    ];
+    for (const writer of owned) await writer.exclusive((table) => table.delete(where));
   }
 
   memories(accountId: string): MemoryStore {

@@ -37,9 +37,18 @@ export type Column =
   | 'search_text'
   | 'category'
   | 'confidence'
-  | 'valid_to';
+  | 'valid_to'
+  // usage_events
+  | 'key_id'
+  | 'key_type'
+  | 'at'
+  | 'job_id';
 
 const COLUMNS = new Set<string>([
+  'job_id',
+  'key_id',
+  'key_type',
+  'at',
   'id',
   'title',
   'content',
@@ -111,6 +120,16 @@ export function isTrue(name: Column): Predicate {
 
 export function gte(name: Column, value: number): Predicate {
   return make(`${column(name)} >= ${literal(value)}`);
+}
+
+/** Strictly less than. */
+export function lt(name: Column, value: number): Predicate {
+  return make(`${column(name)} < ${literal(value)}`);
+}
+
+/** Not equal. */
+export function ne(name: Column, value: string | number | boolean): Predicate {
+  return make(`${column(name)} <> ${literal(value)}`);
 }
 
 export function lte(name: Column, value: number): Predicate {

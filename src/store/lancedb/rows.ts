@@ -1,4 +1,4 @@
-import type { Account, ApiKeyRecord, JobRecord, MemoryRecord, PendingSaveRecord } from '../../core/types.js';
+import type { Account, ApiKeyRecord, JobRecord, MemoryRecord, PendingSaveRecord, UsageEvent, WatchRecord } from '../../core/types.js';
 
 /** Conversions between domain records and Arrow rows. Values read back from disk are checked, not cast. */
 type Row = Record<string, unknown>;
@@ -83,14 +83,15 @@ export function accountToRow(account: Account): Row {
     company: account.company,
     tier: account.tier,
     created_at: account.createdAt,
-    settings: JSON.stringify(account.settings),
+    // The webhook secret rides in the settings JSON (no schema change); presenters never show it.
+    settings: JSON.stringify({ ...account.settings, ...(account.webhookSecret ? { webhookSecret: account.webhookSecret } : {}) }),
     is_owner: account.isOwner,
   };
 }
 
 export function rowToAccount(row: Row): Account {
   const tier = str(row, 'tier');
-  const settings = json<Partial<Account['settings']>>(str(row, 'settings'), {});
+  const settings = json<Partial<Account['settings']> & { webhookSecret?: string }>(str(row, 'settings'), {});
   return {
     id: str(row, 'id'),
     email: str(row, 'email'),
@@ -104,6 +105,7 @@ export function rowToAccount(row: Row): Account {
       language: settings.language ?? 'en',
     },
     isOwner: row.is_owner === true,
+    ...(typeof settings.webhookSecret === 'string' ? { webhookSecret: settings.webhookSecret } : {}),
   };
 }
 
@@ -204,5 +206,59 @@ export function rowToJob(row: Row): JobRecord {
     createdAt: num(row, 'created_at'),
     startedAt: optNum(row, 'started_at'),
     finishedAt: optNum(row, 'finished_at'),
+  };
+}
+
+export function usageToRow(event: UsageEvent): Row {
+  return {
+    account_id: event.accountId,
+    key_id: event.keyId,
+    key_type: event.keyType,
+    method: event.method,
+    endpoint: event.endpoint,
+    status: event.status,
+    latency_ms: event.latencyMs,
+    at: event.at,
+  };
+}
+
+export function rowToUsage(row: Row): UsageEvent {
+  return {
+    accountId: str(row, 'account_id'),
+    keyId: str(row, 'key_id'),
+    keyType: str(row, 'key_type') === 'test' ? 'test' : 'live',
+    method: str(row, 'method'),
+    endpoint: str(row, 'endpoint'),
+    status: num(row, 'status'),
+    latencyMs: num(row, 'latency_ms'),
+    at: num(row, 'at'),
+  };
+}
+
+export function watchToRow(record: WatchRecord): Row {
+  return {
+    id: record.id,
+    account_id: record.accountId,
+    path: record.path,
+    glob: record.glob,
+    tags: [...record.tags],
+    space_id: record.spaceId,
+    keep_deleted: record.keepDeleted,
+    created_at: record.createdAt,
+    initial_job_id: record.initialJobId,
+  };
+}
+
+export function rowToWatch(row: Row): WatchRecord {
+  return {
+    id: str(row, 'id'),
+    accountId: str(row, 'account_id'),
+    path: str(row, 'path'),
+    glob: str(row, 'glob'),
+    tags: strings(row, 'tags'),
+    spaceId: str(row, 'space_id'),
+    keepDeleted: row.keep_deleted === true,
+    createdAt: num(row, 'created_at'),
+    initialJobId: optStr(row, 'initial_job_id'),
   };
 }

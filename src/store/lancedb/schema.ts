@@ -172,3 +172,39 @@ export const extractionStatusSchema = new Schema([
   num('entities'),
   num('facts'),
 ]);
+
+/** One row per authenticated request (usage statistics, and the rate-limit counts after a restart). */
+export const usageEventsSchema = new Schema([
+  str('account_id'),
+  str('key_id'),
+  str('key_type'),
+  str('method'),
+  str('endpoint'),
+  num('status'),
+  num('latency_ms'),
+  num('at'),
+]);
+
+/** Per-item results of ingest jobs, appended as items finish (a job resumes after the ones recorded here). */
+export const jobItemsSchema = new Schema([
+  str('account_id'),
+  str('job_id'),
+  num('idx'),
+  bool('success'),
+  str('document_id', true),
+  str('error', true),
+  num('at'),
+]);
+
+/** Watched folders (/v1/watches). Their live state (tracked files, last event) is not stored. */
+export const watchesSchema = new Schema([
+  str('id'),
+  str('account_id'),
+  str('path'),
+  str('glob'),
+  strList('tags'),
+  str('space_id'),
+  bool('keep_deleted'),
+  num('created_at'),
+  str('initial_job_id', true),
+]);

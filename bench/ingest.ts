@@ -1,0 +1,85 @@
+/**
+ * Bulk ingest throughput through the API: POST /v1/ingest (async job) of N short generated notes, timed from
+ * the request to the job's completion (status polled every 50 ms), for standard items (embedding + built-in
+ * extraction) and turbo items (embedding only), at 1,000 and 10,000 items (quick: 1,000 only). Each run uses a
+ * fresh daemon. Targets (issue #10): >= 100 items/s standard, >= 150 items/s turbo on this 2-core machine.
+ *
+ *   node --import tsx bench/ingest.ts [--quick]
+ */
+import { parseArgs } from 'node:util';
+import { startDaemon } from './lib/daemon.js';
+import { createNoteGenerator } from './lib/notes.js';
+import { finishStandalone, isMain, measure, type BenchResult } from './lib/report.js';
+import { round } from './lib/stats.js';
+
+export interface IngestBenchOptions {
+  readonly quick?: boolean;
+}
+
+const SEED = 20261121;
+
+interface Run {
+  readonly items: number;
+  readonly turbo: boolean;
+  readonly seconds: number;
+  readonly itemsPerSecond: number;
+  readonly failed: number;
+  readonly peakRssMb: number;
+}
+
+async function runOnce(items: number, turbo: boolean): Promise<Run> {
+  const daemon = await startDaemon({ timeoutMs: 600_000 });
+  try {
+    const generator = createNoteGenerator(SEED + items + (turbo ? 1 : 0));
+    const payload = Array.from({ length: items }, () => {
+      const note = generator.note();
+      return { content: note.content, tags: note.tags };
+    });
+    const started = performance.now();
+    const accepted = await daemon.client.ingest({ items: payload, async: true, turbo });
+    let failed = 0;
+    for (;;) {
+      const status = await daemon.client.ingestStatus(accepted.jobId);
+      if (status.status === 'completed' || status.status === 'failed') {
+        failed = status.progress.failed;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { items, turbo, seconds: round(seconds, 2), itemsPerSecond: round(items / seconds, 1), failed, peakRssMb: round(daemon.peakRssMb(), 0) };
+  } finally {
+    await daemon.stop();
+  }
+}
+
+export async function runIngestBench(options: IngestBenchOptions = {}): Promise<BenchResult> {
+  const started = Date.now();
+  const sizes = options.quick ? [1_000] : [1_000, 10_000];
+  const runs: Run[] = [];
+  for (const size of sizes) {
+    for (const turbo of [false, true]) {
+      process.stderr.write(`  ingest ${size} ${turbo ? 'turbo' : 'standard'} items...\n`);
+      runs.push(await runOnce(size, turbo));
+    }
+  }
+  return {
+    name: 'ingest',
+    quick: Boolean(options.quick),
+    seconds: (Date.now() - started) / 1000,
+    figures: { runs },
+    tables: [
+      {
+        title: 'Bulk ingest through POST /v1/ingest (async job, request to completion)',
+        header: ['items', 'mode', 'seconds', 'items/s', 'failed', 'peak RSS MiB'],
+        rows: runs.map((run) => [run.items, run.turbo ? 'turbo' : 'standard', run.seconds, run.itemsPerSecond, run.failed, run.peakRssMb]),
+      },
+    ],
+    notes: ['targets: >= 100 items/s standard, >= 150 items/s turbo (2 cores)'],
+  };
+}
+
+if (isMain(import.meta.url)) {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+  finishStandalone(await measure(() => runIngestBench({ quick: values.quick })));
+}

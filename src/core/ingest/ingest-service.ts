@@ -1,0 +1,367 @@
+import { MemError } from '../../errors.js';
+import { JobQueue } from '../../jobs/job-queue.js';
+import type { PlanTable } from '../accounts/plans.js';
+import { accountOfTenant } from '../accounts/tenancy.js';
+import { newId } from '../ids.js';
+import type { MemoryService } from '../memory-service.js';
+import type { JobItemResult, Storage } from '../ports.js';
+import type { Account, JobRecord } from '../types.js';
+import type { DocumentSaves } from './document-saves.js';
+import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
+
+/** Items processed at once across all jobs (the embedder batches concurrent items). */
+const DEFAULT_ITEM_CONCURRENCY = 8;
+/** Job counters are written at most this often while a job runs (status reads live progress meanwhile). */
+const PROGRESS_WRITE_MS = 500;
+
+export interface IngestOptions {
+  readonly webhook?: string | undefined;
+  /** Turbo items: stored and embedded, no extraction (documented addition). */
+  readonly turbo?: boolean | undefined;
+}
+
+export interface ItemResult {
+  readonly index: number;
+  readonly success: boolean;
+  readonly documentId?: string;
+  readonly error?: string;
+}
+
+export interface Delivery {
+  readonly url: string;
+  readonly delivered: boolean | null;
+  readonly attempts: readonly WebhookAttempt[];
+}
+
+interface JobPayload {
+  readonly items: readonly IngestItem[];
+  /** Memory ids allocated when the job was accepted: a resumed item that was already stored is found by id. */
+  readonly ids: readonly string[];
+  readonly options: IngestOptions;
+  readonly delivery?: Delivery | undefined;
+}
+
+export interface IngestJobView {
+  readonly job: JobRecord;
+  readonly errors: readonly { index: number; error: string }[];
+  readonly documents: readonly string[];
+  readonly delivery: Delivery | null;
+}
+
+export interface IngestServiceDeps {
+  readonly storage: Storage;
+  readonly memories: MemoryService;
+  readonly documents: DocumentSaves;
+  readonly source: DocumentSource;
+  readonly webhooks: WebhookSender;
+  readonly plans: PlanTable;
+  /** The secret that signs an account's webhooks (created when first needed). */
+  readonly webhookSecret: (accountId: string) => Promise<string>;
+  readonly itemConcurrency?: number;
+  /** Saves `file` items (watched folders); without it such items fail. */
+  readonly files?: WatchedFileSaver;
+  readonly now?: () => number;
+  readonly onError?: (error: unknown, context: Record<string, unknown>) => void;
+}
+
+interface Running {
+  job: JobRecord;
+  lastWrite: number;
+  results: Map<number, JobItemResult>;
+}
+
+/**
+ * Bulk ingest. Synchronous requests are processed at once; asynchronous ones become persisted jobs with
+ * per-item results, run by a shared item queue, at most `concurrentJobs` of the plan per account (the others
+ * wait as pending). After a crash, unfinished jobs resume after their recorded items, and items stored just
+ * before the crash are found by their pre-allocated ids, so none is lost and none stored twice.
+ */
+export class IngestService {
+  private readonly items: JobQueue;
+  private readonly controller = new AbortController();
+  private readonly waiting: JobRecord[] = [];
+  private readonly runningPerAccount = new Map<string, number>();
+  private readonly running = new Map<string, Running>();
+  private readonly finished = new Set<Promise<void>>();
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: IngestServiceDeps) {
+    this.items = new JobQueue(deps.itemConcurrency ?? DEFAULT_ITEM_CONCURRENCY);
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** LIMIT_EXCEEDED over the plan's items per request; VALIDATION_ERROR with invalidIndices for empty items. */
+  validate(account: Account, items: readonly IngestItem[], options: IngestOptions): void {
+    const limit = this.deps.plans[account.tier].ingestItemsPerRequest;
+    if (items.length > limit) {
+      throw new MemError('LIMIT_EXCEEDED', `Too many items: the ${account.tier} plan allows ${limit.toLocaleString('en-US')} per request, this request has ${items.length.toLocaleString('en-US')}.`, {
+        details: { limit, items: items.length },
+        hint: 'Split the items into several requests.',
+      });
+    }
+    const invalidIndices = items.flatMap((item, index) => (hasText(item.content) || hasText(item.url) ? [] : [index]));
+    if (invalidIndices.length > 0) {
+      throw new MemError('VALIDATION_ERROR', `Every item needs content or url; ${invalidIndices.length} do not.`, {
+        extra: { invalidIndices },
+      });
+    }
+    if (options.webhook !== undefined) this.deps.webhooks.validate(options.webhook);
+  }
+
+  /** async: false. Every item is processed before the response; results in item order. */
+  async runNow(tenant: string, items: readonly IngestItem[], options: IngestOptions): Promise<ItemResult[]> {
+    const ids = items.map(() => newId('memory', this.now()));
+    return Promise.all(items.map((item, index) => this.items.run(() => this.processItem(tenant, item, ids[index] as string, index, options))));
+  }
+
+  /** async: true. Persists the job (pending) and schedules it. */
+  async submit(tenant: string, items: readonly IngestItem[], options: IngestOptions): Promise<JobRecord> {
+    const now = this.now();
+    const payload: JobPayload = { items, ids: items.map(() => newId('memory', now)), options };
+    const job: JobRecord = {
+      id: newId('job', now),
+      accountId: tenant,
+      kind: 'ingest',
+      status: 'pending',
+      total: items.length,
+      completed: 0,
+      failed: 0,
+      error: null,
+      payload: JSON.stringify(payload),
+      createdAt: now,
+      startedAt: null,
+      finishedAt: null,
+    };
+    await this.deps.storage.jobs.put(job);
+    this.enqueue(job);
+    return job;
+  }
+
+  async status(tenant: string, jobId: string): Promise<IngestJobView> {
+    const live = this.running.get(jobId);
+    const job = live?.job.accountId === tenant ? live.job : await this.deps.storage.jobs.get(tenant, jobId);
+    if (!job || job.kind !== 'ingest') throw new MemError('NOT_FOUND', 'Ingest job not found', { details: { jobId } });
+    const results = live ? [...live.results.values()] : await this.deps.storage.jobItems.list(tenant, jobId);
+    const payload = parsePayload(job.payload);
+    return {
+      job,
+      errors: results.filter((r) => !r.success).map((r) => ({ index: r.index, error: r.error ?? 'failed' })),
+      documents: [...new Set(results.filter((r) => r.success && r.documentId).map((r) => r.documentId as string))],
+      delivery: payload.delivery ?? (payload.options.webhook ? { url: payload.options.webhook, delivered: null, attempts: [] } : null),
+    };
+  }
+
+  /** Schedules every unfinished ingest job again (at start-up). */
+  async resume(): Promise<number> {
+    const jobs = (await this.deps.storage.jobs.unfinished()).filter((job) => job.kind === 'ingest');
+    jobs.sort((a, b) => a.createdAt - b.createdAt);
+    for (const job of jobs) this.enqueue(job);
+    return jobs.length;
+  }
+
+  /** Resolves when no job is waiting or running (tests and benchmarks wait on it). */
+  async onIdle(): Promise<void> {
+    while (this.waiting.length > 0 || this.finished.size > 0) await Promise.all([...this.finished]);
+  }
+
+  /** Stops taking items; running jobs stop between items and resume at the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.controller.abort();
+    this.waiting.length = 0;
+    await Promise.allSettled([...this.finished]);
+    await this.items.close();
+  }
+
+  private enqueue(job: JobRecord): void {
+    if (this.closed) return;
+    this.waiting.push(job);
+    void this.pump();
+  }
+
+  /** Starts every waiting job whose account has a free job slot, in order of arrival. */
+  private async pump(): Promise<void> {
+    for (const job of [...this.waiting]) {
+      const accountId = accountOfTenant(job.accountId);
+      const account = await this.deps.storage.accounts.get(accountId);
+      const limit = account ? this.deps.plans[account.tier].concurrentJobs : 1;
+      const busy = this.runningPerAccount.get(accountId) ?? 0;
+      if (limit !== null && busy >= limit) continue;
+      const at = this.waiting.indexOf(job);
+      if (at < 0) continue;
+      this.waiting.splice(at, 1);
+      this.runningPerAccount.set(accountId, busy + 1);
+      const done: Promise<void> = this.run(job)
+        .catch((error: unknown) => this.deps.onError?.(error, { jobId: job.id }))
+        .finally(() => {
+          this.finished.delete(done);
+          this.runningPerAccount.set(accountId, (this.runningPerAccount.get(accountId) ?? 1) - 1);
+          void this.pump();
+        });
+      this.finished.add(done);
+    }
+  }
+
+  private async run(initial: JobRecord): Promise<void> {
+    const signal = this.controller.signal;
+    const payload = parsePayload(initial.payload);
+    const recorded = await this.deps.storage.jobItems.list(initial.accountId, initial.id);
+    const results = new Map(recorded.map((result) => [result.index, result]));
+    const state: Running = {
+      job: {
+        ...initial,
+        status: 'processing',
+        startedAt: initial.startedAt ?? this.now(),
+        completed: count(results, true),
+        failed: count(results, false),
+      },
+      lastWrite: this.now(),
+      results,
+    };
+    this.running.set(initial.id, state);
+    try {
+      await this.deps.storage.jobs.put(state.job);
+      const remaining = payload.items.map((_, index) => index).filter((index) => !results.has(index));
+      await Promise.all(
+        remaining.map((index) =>
+          this.items.run(async () => {
+            if (signal.aborted) return;
+            const item = payload.items[index] as IngestItem;
+            const result = await this.processItem(initial.accountId, item, payload.ids[index] as string, index, payload.options);
+            if (signal.aborted && !result.success) return; // a shutdown is not the item's failure
+            await this.record(state, result);
+          }),
+        ),
+      );
+      if (signal.aborted) {
+        await this.deps.storage.jobs.put(state.job);
+        return;
+      }
+      const allFailed = state.job.total > 0 && state.job.failed === state.job.total;
+      state.job = { ...state.job, status: allFailed ? 'failed' : 'completed', finishedAt: this.now(), error: allFailed ? 'Every item failed.' : null };
+      await this.deps.storage.jobs.put(state.job);
+    } finally {
+      this.running.delete(initial.id);
+    }
+    if (payload.options.webhook && !payload.delivery?.delivered) await this.notify(state.job, payload);
+  }
+
+  private async record(state: Running, result: ItemResult): Promise<void> {
+    const row: JobItemResult = {
+      accountId: state.job.accountId,
+      jobId: state.job.id,
+      index: result.index,
+      success: result.success,
+      documentId: result.documentId ?? null,
+      error: result.error ?? null,
+      at: this.now(),
+    };
+    state.results.set(result.index, row);
+    state.job = {
+      ...state.job,
+      completed: state.job.completed + (result.success ? 1 : 0),
+      failed: state.job.failed + (result.success ? 0 : 1),
+    };
+    await this.deps.storage.jobItems.append([row]);
+    if (this.now() - state.lastWrite >= PROGRESS_WRITE_MS) {
+      state.lastWrite = this.now();
+      await this.deps.storage.jobs.put(state.job);
+    }
+  }
+
+  private async processItem(tenant: string, item: IngestItem, id: string, index: number, options: IngestOptions): Promise<ItemResult> {
+    try {
+      const store = this.deps.storage.memories(tenant);
+      // Stored before a crash, not yet recorded: it is this item's memory.
+      if (await store.get(id)) return { index, success: true, documentId: id };
+      if (item.file) {
+        if (!this.deps.files) throw new MemError('VALIDATION_ERROR', 'File items need the folder watcher.');
+        return { index, success: true, documentId: await this.deps.files.saveFile(tenant, item.file, id) };
+      }
+      if (hasText(item.content)) {
+        const memory = await this.deps.memories.save(tenant, {
+          content: item.content as string,
+          title: item.title,
+          tags: item.tags,
+          metadata: item.metadata,
+          spaceId: item.spaceId,
+          turbo: options.turbo,
+          id,
+        });
+        return { index, success: true, documentId: memory.id };
+      }
+      const url = (item.url as string).trim();
+      const document = await this.deps.source.fromUrl(url, this.controller.signal);
+      const { memory } = await this.deps.documents.save(tenant, {
+        document,
+        source: { field: 'sourceUrl', value: url },
+        title: item.title,
+        tags: item.tags,
+        metadata: item.metadata,
+        spaceId: item.spaceId,
+        turbo: options.turbo,
+        id,
+      });
+      return { index, success: true, documentId: memory.id };
+    } catch (error) {
+      return { index, success: false, error: error instanceof MemError ? `${error.code}: ${error.message}` : String(error) };
+    }
+  }
+
+  private async notify(job: JobRecord, payload: JobPayload): Promise<void> {
+    const url = payload.options.webhook as string;
+    const view = await this.status(job.accountId, job.id);
+    const attempts: WebhookAttempt[] = [...(payload.delivery?.attempts ?? [])];
+    const save = async (delivered: boolean | null) => {
+      const next: JobPayload = { ...payload, delivery: { url, delivered, attempts } };
+      const current = (await this.deps.storage.jobs.get(job.accountId, job.id)) ?? job;
+      await this.deps.storage.jobs.put({ ...current, payload: JSON.stringify(next) });
+    };
+    try {
+      const secret = await this.deps.webhookSecret(accountOfTenant(job.accountId));
+      const outcome = await this.deps.webhooks.deliver(
+        url,
+        {
+          event: 'ingest.completed',
+          jobId: job.id,
+          timestamp: new Date(this.now()).toISOString(),
+          results: { total: job.total, successful: job.completed, failed: job.failed },
+          documents: view.documents,
+          errors: view.errors,
+        },
+        {
+          secret,
+          signal: this.controller.signal,
+          onAttempt: (attempt) => {
+            attempts.push(attempt);
+            void save(null).catch(() => undefined);
+          },
+        },
+      );
+      await save(outcome.delivered);
+    } catch (error) {
+      this.deps.onError?.(error, { jobId: job.id, webhook: url });
+      await save(false).catch(() => undefined);
+    }
+  }
+}
+
+function hasText(value: string | undefined): boolean {
+  return typeof value === 'string' && value.trim().length > 0;
+}
+
+function count(results: Map<number, JobItemResult>, success: boolean): number {
+  let n = 0;
+  for (const result of results.values()) if (result.success === success) n++;
+  return n;
+}
+
+function parsePayload(text: string): JobPayload {
+  try {
+    const parsed = JSON.parse(text) as Partial<JobPayload>;
+    return { items: parsed.items ?? [], ids: parsed.ids ?? [], options: parsed.options ?? {}, delivery: parsed.delivery };
+  } catch {
+    return { items: [], ids: [], options: {} };
+  }
+}

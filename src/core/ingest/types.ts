@@ -1,0 +1,65 @@
+/** What ingest needs from the outside world, as ports: the adapters live in src/ingest (fetching, parsing, webhooks). */
+
+/** Readable text and metadata taken from a page or a file. */
+export interface ExtractedDocument {
+  readonly text: string;
+  readonly title: string | null;
+  readonly metadata: Record<string, unknown>;
+}
+
+export interface DocumentSource {
+  /** Fetches and extracts a URL; failures are MemError INVALID_URL saying which. */
+  fromUrl(url: string, signal?: AbortSignal): Promise<ExtractedDocument>;
+  /** Extracts an uploaded or watched file by content type and file name. */
+  fromFile(body: Buffer, contentType: string, filename?: string): Promise<ExtractedDocument>;
+}
+
+export interface WebhookAttempt {
+  readonly attempt: number;
+  readonly at: number;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+export interface WebhookPayload {
+  readonly event: 'ingest.completed';
+  readonly jobId: string;
+  readonly timestamp: string;
+  readonly results: { readonly total: number; readonly successful: number; readonly failed: number };
+  readonly documents: readonly string[];
+  readonly errors: readonly { readonly index: number; readonly error: string }[];
+}
+
+export interface WebhookSender {
+  /** Refuses a URL that can never be delivered to (scheme, credentials); VALIDATION_ERROR. */
+  validate(url: string): void;
+  deliver(
+    url: string,
+    payload: WebhookPayload,
+    options: { secret: string; onAttempt: (attempt: WebhookAttempt) => void; signal?: AbortSignal },
+  ): Promise<{ delivered: boolean; attempts: readonly WebhookAttempt[] }>;
+}
+
+/** One item of a bulk ingest. */
+export interface IngestItem {
+  readonly content?: string | undefined;
+  readonly url?: string | undefined;
+  readonly title?: string | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly metadata?: Record<string, unknown> | undefined;
+  readonly spaceId?: string | undefined;
+  /** A file of a watched folder (the first scan of a watch is an ingest job of such items; never from HTTP). */
+  readonly file?: WatchedFileRef | undefined;
+}
+
+export interface WatchedFileRef {
+  /** Absolute path; the memory is keyed by it (metadata.sourcePath). */
+  readonly path: string;
+  readonly watchId: string;
+}
+
+/** Saves the file of a `file` item (core/watch/watched-files.ts); resolves with the memory id. */
+export interface WatchedFileSaver {
+  saveFile(tenant: string, file: WatchedFileRef, id: string): Promise<string>;
+}

@@ -1,0 +1,141 @@
+import { lstat, readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { MemError } from '../../errors.js';
+import { fitContent, type DocumentSaves, type SaveOutcome } from '../ingest/document-saves.js';
+import type { DocumentSource, ExtractedDocument, WatchedFileRef, WatchedFileSaver } from '../ingest/types.js';
+import { contentHash, type MemoryService } from '../memory-service.js';
+import type { Storage } from '../ports.js';
+import type { MemoryRecord, WatchRecord } from '../types.js';
+
+/** A watched file read and extracted, not yet saved. */
+export interface PreparedFile {
+  readonly path: string;
+  readonly document: ExtractedDocument;
+  /** The content hash its memory has (or would have): renames are recognised by it. */
+  readonly hash: string;
+  readonly size: number;
+  /** ISO 8601; kept in metadata.fileModifiedAt, so that a restart re-reads only files that changed. */
+  readonly modifiedAt: string;
+}
+
+export interface WatchedFilesDeps {
+  readonly storage: Storage;
+  readonly memories: MemoryService;
+  readonly documents: DocumentSaves;
+  readonly source: DocumentSource;
+  /** Files larger than this are never read (ingest.maxUploadBytes). */
+  readonly maxBytes: number;
+}
+
+/** Told whenever a watched file's memory is saved (the watch service counts tracked files with it). */
+export type SavedListener = (watch: WatchRecord, path: string, memoryId: string) => void;
+
+/**
+ * Watched files as memories: one memory per file, keyed by its absolute path (metadata.sourcePath), so a
+ * changed file updates its memory and an unchanged rewrite (same content hash) leaves it alone. The first
+ * scan's ingest job and the watcher can both reach a file: every operation on one path runs after the
+ * previous one, so neither can create the file's memory twice.
+ */
+export class WatchedFiles implements WatchedFileSaver {
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private listener: SavedListener | null = null;
+
+  constructor(private readonly deps: WatchedFilesDeps) {}
+
+  onSaved(listener: SavedListener): void {
+    this.listener = listener;
+  }
+
+  /** Runs the task after every earlier task on the same tenant's path. */
+  serial<T>(tenant: string, path: string, task: () => Promise<T>): Promise<T> {
+    const key = `${tenant}\n${path}`;
+    const previous = this.locks.get(key) ?? Promise.resolve();
+    const next = previous.then(task, task);
+    const settled = next.catch(() => undefined);
+    this.locks.set(key, settled);
+    void settled.then(() => {
+      if (this.locks.get(key) === settled) this.locks.delete(key);
+    });
+    return next;
+  }
+
+  /** Reads and extracts a file; null when it is gone, not a regular file, or over the size limit. */
+  async read(path: string): Promise<PreparedFile | null> {
+    let info;
+    let body: Buffer;
+    try {
+      info = await lstat(path); // a symbolic link is not followed out of the folder
+      if (!info.isFile() || info.size > this.deps.maxBytes) return null;
+      body = await readFile(path);
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+    if (body.length > this.deps.maxBytes) return null;
+    const document = await this.deps.source.fromFile(body, '', basename(path));
+    return {
+      path,
+      document,
+      hash: contentHash(fitContent(document.text.trim()).content),
+      size: body.length,
+      modifiedAt: new Date(info.mtimeMs).toISOString(),
+    };
+  }
+
+  /** Creates or updates the file's memory (nothing when its text is unchanged). */
+  async store(watch: WatchRecord, file: PreparedFile, id?: string): Promise<{ memory: MemoryRecord; outcome: SaveOutcome }> {
+    const saved = await this.deps.documents.save(watch.accountId, {
+      document: file.document,
+      source: { field: 'sourcePath', value: file.path },
+      tags: watch.tags.length > 0 ? watch.tags : undefined,
+      spaceId: watch.spaceId || undefined,
+      metadata: this.fileMetadata(watch, file),
+      id,
+    });
+    this.listener?.(watch, file.path, saved.memory.id);
+    return saved;
+  }
+
+  /** A renamed or moved file: its memory keeps its id and content and learns the new path. */
+  async move(watch: WatchRecord, memoryId: string, file: PreparedFile): Promise<MemoryRecord | null> {
+    const existing = await this.deps.storage.memories(watch.accountId).get(memoryId);
+    if (!existing) return null;
+    const memory = await this.deps.memories.update(watch.accountId, memoryId, {
+      metadata: { ...existing.metadata, ...this.fileMetadata(watch, file), sourcePath: file.path },
+    });
+    this.listener?.(watch, file.path, memory.id);
+    return memory;
+  }
+
+  /** Deletes a deleted file's memory (and what extraction made of it). */
+  async remove(watch: WatchRecord, memoryId: string): Promise<boolean> {
+    const { deleted } = await this.deps.memories.deleteMany(watch.accountId, [memoryId]);
+    return deleted.length > 0;
+  }
+
+  /** The memory of a path this watch made, if any. */
+  async memoryOf(watch: WatchRecord, path: string): Promise<MemoryRecord | null> {
+    const memory = await this.deps.storage.memories(watch.accountId).findByMetadata('sourcePath', path);
+    return memory && memory.metadata.watchId === watch.id ? memory : null;
+  }
+
+  /** An item of a first-scan ingest job. */
+  async saveFile(tenant: string, file: WatchedFileRef, id: string): Promise<string> {
+    const watch = await this.deps.storage.watches.get(tenant, file.watchId);
+    if (!watch) throw new MemError('NOT_FOUND', 'The watch of this file was removed.', { details: { watchId: file.watchId } });
+    return this.serial(tenant, file.path, async () => {
+      const prepared = await this.read(file.path);
+      if (!prepared) throw new MemError('VALIDATION_ERROR', `${file.path} is gone or over the size limit.`);
+      return (await this.store(watch, prepared, id)).memory.id;
+    });
+  }
+
+  private fileMetadata(watch: WatchRecord, file: PreparedFile): Record<string, unknown> {
+    return { watchId: watch.id, filename: basename(file.path), fileModifiedAt: file.modifiedAt };
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
