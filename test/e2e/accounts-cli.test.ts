@@ -108,3 +108,38 @@ describe('account commands against a real daemon', () => {
     expect(still.exitCode, still.stderr).toBe(0);
   });
 });
+
+describe('saving URLs and files from the CLI', () => {
+  it('mem save <url> and mem save --file, idempotent', async () => {
+    const { createServer } = await import('node:http');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const page = '<html><head><title>Kite Festival</title></head><body><article><h1>Kite Festival</h1><p>The kite festival on the beach starts at noon on Saturday, with a parade of dragon kites.</p></article></body></html>';
+    const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/kites`;
+    try {
+      const first = await mem(['save', url, '--tags', 'events', '--json'], env);
+      expect(first.exitCode, first.stderr).toBe(0);
+      const saved = json<{ documentId: string; data: { title: string } }>(first);
+      expect(saved.data.title).toBe('Kite Festival');
+      const again = await mem(['save', url], env);
+      expect(again.stdout).toMatch(new RegExp(`Unchanged ${saved.documentId}`));
+      const missing = await mem(['save', `${url.replace(/\/kites$/, '')}:1/none`], env);
+      expect(missing.exitCode).toBe(8);
+      expect(missing.stderr).toMatch(/error\[INVALID_URL\]/);
+
+      const file = join(home.dir, 'recipe.md');
+      writeFileSync(file, '# Pancakes\n\nTwo eggs, a cup of flour, a cup of milk.\n');
+      const upload = await mem(['save', '--file', file, '--tags', 'food', '--json'], env);
+      expect(upload.exitCode, upload.stderr).toBe(0);
+      const uploaded = json<{ documentId: string }>(upload);
+      const shown = json<{ data: { title: string; metadata: Record<string, unknown>; tags: string[] } }>(await mem(['get', uploaded.documentId, '--json'], env)).data;
+      expect(shown).toMatchObject({ title: 'Pancakes', tags: ['food'], metadata: { filename: 'recipe.md', mimeType: 'text/markdown' } });
+      const noFile = await mem(['save', '--file', join(home.dir, 'nope.md')], env);
+      expect(noFile.exitCode).toBe(2);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

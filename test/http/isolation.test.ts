@@ -124,6 +124,11 @@ describe('two-account isolation on every endpoint', () => {
     expect(keys.json.keys.map((k: { id: string }) => k.id)).not.toContain(aKeyId);
     const job = (await asA({ method: 'POST', url: '/v1/reindex', payload: {} })).json() as { jobId: string };
     expect((await body({ method: 'GET', url: `/v1/jobs/${job.jobId}` })).status).toBe(404);
+    const ingest = (await asA({ method: 'POST', url: '/v1/ingest', payload: { items: [{ content: 'Owner-only ingest note.' }] } })).json() as { jobId: string };
+    expect((await body({ method: 'GET', url: `/v1/ingest/status/${ingest.jobId}` })).status).toBe(404);
+    const jobs = await body({ method: 'GET', url: '/v1/jobs' });
+    expect(jobs.json.jobs.map((j: { jobId: string }) => j.jobId)).not.toContain(ingest.jobId);
+    expect((await body({ method: 'GET', url: '/v1/watches' })).json.watches).toEqual([]);
     const usage = await body({ method: 'GET', url: '/v1/usage?breakdown=endpoint' });
     expect(usage.json.usage.storage.memoryCount).toBe(1);
     expect(usage.json.usage.byEndpoint.some((row: { endpoint: string }) => row.endpoint === '/v1/turbo/save')).toBe(false);
