@@ -12,7 +12,7 @@ import {
 } from '../../src/api/contract.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
-import { iso, presentJob } from '../present.js';
+import { iso, parseBound, presentJob } from '../present.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 
@@ -37,7 +37,11 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { account, tenant } = requireWrite(request.auth);
         const body = request.body;
-        const items = body.items.map((item) => ({ ...item, spaceId: item.spaceId ?? (account.settings.defaultSpace || undefined) }));
+        const items = body.items.map((item) => ({
+          ...item,
+          spaceId: item.spaceId ?? (account.settings.defaultSpace || undefined),
+          createdAt: parseBound(item.createdAt, 'start'),
+        }));
         const options = { webhook: body.webhook, turbo: body.turbo };
         deps.ingest.validate(account, items, options);
         const bytes = items.reduce((sum, item) => sum + Buffer.byteLength(item.content ?? ''), 0);

@@ -17,6 +17,7 @@ import {
 } from '../../src/api/contract.js';
 import { createHash } from 'node:crypto';
 import type { SaveOutcome } from '../../src/core/ingest/document-saves.js';
+import { assertCreatedAt } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { MemError } from '../../src/errors.js';
 import type { AppDeps } from '../deps.js';
@@ -100,9 +101,11 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: body.tags,
           metadata: body.metadata,
           spaceId,
+          createdAt: parseBound(body.createdAt, 'start'),
         };
         if (body.async) {
           if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
+          if (input.createdAt !== undefined) assertCreatedAt(input.createdAt, Date.now());
           const pending = await deps.asyncSaves.submit(tenant, input);
           return reply.status(202).send({
             success: true as const,

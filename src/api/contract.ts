@@ -13,6 +13,12 @@ const tags = z.array(z.string().min(1).max(100)).max(100);
 const metadata = z.record(z.string(), z.unknown());
 const spaceId = z.string().max(200);
 const memoryId = z.string().min(1).max(200).describe('Memory id: `mem_` + 26-character ULID.');
+const createdAtParam = isoDate
+  .optional()
+  .describe(
+    'Addition: when the content was written or happened (ISO 8601 date or date-time, at most 5 minutes in the future); default now. ' +
+      'Stored as createdAt, so the memory sorts, filters and histograms by it. Content only (URL and file saves are dated when fetched).',
+  );
 
 export const ErrorBody = z
   .object({
@@ -58,6 +64,7 @@ export const SaveBody = z
     metadata: metadata.optional(),
     spaceId: spaceId.optional(),
     async: z.boolean().optional().default(false),
+    createdAt: createdAtParam,
   })
   .describe('Save content as a memory. One of content or url is required.');
 export type SaveBody = z.input<typeof SaveBody>;
@@ -304,6 +311,7 @@ export const IngestItem = z.object({
   tags: tags.optional(),
   metadata: metadata.optional(),
   spaceId: spaceId.optional().describe('Addition: the space of this item (default: the profile default space).'),
+  createdAt: createdAtParam,
 });
 export type IngestItem = z.input<typeof IngestItem>;
 
@@ -847,3 +855,78 @@ export type WatchCreatedResponse = z.infer<typeof WatchCreatedResponse>;
 
 export const WatchListResponse = z.object({ success: z.literal(true), watches: z.array(Watch) });
 export type WatchListResponse = z.infer<typeof WatchListResponse>;
+
+// ---- export, import and backup (additions) ----------------------------------------------------------------
+
+export const ExportQuery = z.object({
+  spaceId: spaceId.optional().describe('Only the memories of this space (and the knowledge they contribute).'),
+  since: isoDate.optional().describe('Only memories created or updated at or after this date (and the knowledge they contribute).'),
+  withVectors: booleanParam.optional().describe('Include each memory\'s passages and vectors (with the embedding model in the header).'),
+});
+export type ExportQuery = z.input<typeof ExportQuery>;
+
+/** Records per import request: the CLI sends a large file in batches. */
+export const IMPORT_MAX_RECORDS = 5000;
+
+export const ImportQuery = z.object({
+  dryRun: booleanParam.optional().describe('Validate and report what would change; write nothing.'),
+});
+
+export const ImportBody = z
+  .union([
+    z.string().describe('application/x-ndjson: one export record per line'),
+    z.object({ records: z.array(z.unknown()).max(IMPORT_MAX_RECORDS) }),
+  ])
+  .describe(`Export records (the format of GET /v1/export), as NDJSON text or JSON {records: [...]}; at most ${IMPORT_MAX_RECORDS} per request.`);
+export type ImportBody = z.input<typeof ImportBody>;
+
+export const ImportCounts = z.object({
+  created: z.number(),
+  updated: z.number(),
+  unchanged: z.number(),
+  failed: z.number(),
+});
+export type ImportCounts = z.infer<typeof ImportCounts>;
+
+export const ImportResponse = z
+  .object({
+    success: z.literal(true),
+    dryRun: z.boolean(),
+    processed: z.number().describe('Records in the request, header and end lines included.'),
+    byType: z.record(z.string(), ImportCounts).describe('memory, entity, fact, edge, space, watch -> counts.'),
+    errors: z.array(
+      z.object({
+        index: z.number().describe('0-based position of the record in the request.'),
+        type: z.string().nullable(),
+        id: z.string().nullable(),
+        error: z.string(),
+      }),
+    ),
+  })
+  .extend(ImportCounts.shape);
+export type ImportResponse = z.infer<typeof ImportResponse>;
+
+export const BackupBody = z.object({
+  path: z.string().min(1).max(4096).describe('Absolute path of a directory that does not exist yet (or is empty), on the daemon\'s machine.'),
+});
+export type BackupBody = z.input<typeof BackupBody>;
+
+export const BackupManifest = z.object({
+  format: z.literal('mem-backup'),
+  version: z.literal(1),
+  memVersion: z.string(),
+  schemaVersion: z.number(),
+  createdAt: z.string(),
+  embedding: z.object({ modelId: z.string(), dimension: z.number() }),
+  tables: z.array(z.object({ name: z.string(), rows: z.number() })),
+});
+export type BackupManifest = z.infer<typeof BackupManifest>;
+
+export const BackupResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  path: z.string(),
+  durationMs: z.number(),
+  manifest: BackupManifest,
+});
+export type BackupResponse = z.infer<typeof BackupResponse>;

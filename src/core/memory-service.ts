@@ -22,6 +22,11 @@ export interface SaveInput {
   readonly turbo?: boolean | undefined;
   /** Pre-allocated id (async saves allocate it when they are accepted). */
   readonly id?: string | undefined;
+  /**
+   * When the content was written or happened (epoch ms), for history imported later: stored as createdAt, so
+   * the memory sorts, filters and histograms by it. At most MAX_CLOCK_SKEW_MS in the future; default now.
+   */
+  readonly createdAt?: number | undefined;
 }
 
 export interface UpdateInput {
@@ -69,6 +74,20 @@ const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 1000;
 const QUERY_CACHE_SIZE = 256;
 
+/** How far in the future a given createdAt may lie (clocks of other machines drift). */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** VALIDATION_ERROR for a createdAt that is not a time or lies in the future. */
+export function assertCreatedAt(createdAt: number, now: number): void {
+  if (!Number.isFinite(createdAt)) throw new MemError('VALIDATION_ERROR', 'createdAt must be an ISO 8601 date or date-time.');
+  if (createdAt > now + MAX_CLOCK_SKEW_MS) {
+    throw new MemError('VALIDATION_ERROR', `createdAt ${new Date(createdAt).toISOString()} is in the future.`, {
+      details: { createdAt: new Date(createdAt).toISOString(), now: new Date(now).toISOString() },
+      hint: 'createdAt is when the content was written or happened; leave it out for now.',
+    });
+  }
+}
+
 export function contentHash(content: string): string {
   return createHash('sha256').update(content, 'utf8').digest('hex');
 }
@@ -93,12 +112,12 @@ export function assertMemoryId(id: string): void {
   }
 }
 
-function deriveTitle(content: string): string {
+export function deriveTitle(content: string): string {
   const firstLine = content.trim().split('\n')[0]?.trim() ?? '';
   return firstLine.length <= 80 ? firstLine : `${firstLine.slice(0, 77).trimEnd()}...`;
 }
 
-function uniqueTags(tags: readonly string[] | undefined): string[] {
+export function uniqueTags(tags: readonly string[] | undefined): string[] {
   return [...new Set((tags ?? []).map((tag) => tag.trim()).filter(Boolean))];
 }
 
@@ -131,17 +150,20 @@ export class MemoryService {
     if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
     assertContentSize(input.content);
     const title = input.title?.trim() || deriveTitle(input.content);
-    const chunks = await this.embedChunks(input.content, title);
     const now = this.now();
+    if (input.createdAt !== undefined) assertCreatedAt(input.createdAt, now);
+    const createdAt = input.createdAt ?? now;
+    const chunks = await this.embedChunks(input.content, title);
     const memory: MemoryRecord = {
-      id: input.id ?? newId('memory', now),
+      // Ids sort by time: a memory dated in the past gets an id of its date (ULIDs start in 1970).
+      id: input.id ?? newId('memory', Math.max(0, Math.floor(createdAt))),
       title,
       content: input.content,
       description: input.description ?? '',
       tags: uniqueTags(input.tags),
       metadata: input.metadata ?? {},
       spaceId: input.spaceId ?? '',
-      createdAt: now,
+      createdAt,
       updatedAt: null,
       contentHash: contentHash(input.content),
       turbo: input.turbo ?? false,

@@ -40,6 +40,28 @@ export interface SelectResult {
   readonly total: number;
 }
 
+/** One page of an account's memories in id order (export pages through them, never loading all at once). */
+export interface MemoryPageRequest {
+  /** Only ids after this one (keyset paging: ids are ULIDs); null for the first page. */
+  readonly after: string | null;
+  readonly limit: number;
+  readonly spaceId?: string | undefined;
+  /** Only memories created or updated at or after this instant (epoch ms). */
+  readonly changedSince?: number | undefined;
+}
+
+/** A memory with the passages and vectors to store for it (import writes them as they are). */
+export interface MemoryWithChunks {
+  readonly memory: MemoryRecord;
+  readonly chunks: readonly ChunkInput[];
+}
+
+/** What a backup copied: every table of the data directory with its row count at the moment of the copy. */
+export interface StoreSnapshot {
+  readonly schemaVersion: number;
+  readonly tables: readonly { readonly name: string; readonly rows: number }[];
+}
+
 /**
  * The store as core sees it. A `MemoryStore` is already scoped to one account: the store layer adds the
  * account predicate to every query, so no service or route can forget it.
@@ -68,6 +90,21 @@ export interface MemoryStore {
   contentBytes(): Promise<number>;
   /** Filters, sorts and pages inside LanceDB, reading only the fields asked for. */
   select(request: SelectRequest): Promise<SelectResult>;
+  /** A page of memories ordered by id (export). */
+  page(request: MemoryPageRequest): Promise<MemoryRecord[]>;
+  /** The passages (with vectors, by seq) of these memories in the current embedding space. */
+  chunksOf(ids: readonly string[]): Promise<Map<string, ChunkInput[]>>;
+  /** Those of these memory ids that have vectors in the current embedding space. */
+  idsWithVectors(ids: readonly string[]): Promise<string[]>;
+  /** Those of these memory ids that exist in this account. */
+  existingIds(ids: readonly string[]): Promise<string[]>;
+  /**
+   * Those of these memory ids that another tenant uses. Rows are keyed by id across tenants, so an import
+   * must never write one of them (it would take the other tenant's row over).
+   */
+  takenElsewhere(ids: readonly string[]): Promise<string[]>;
+  /** Inserts or replaces memories with their passages and vectors, in one commit per table (import). */
+  putMany(entries: readonly MemoryWithChunks[]): Promise<void>;
 }
 
 export interface AccountStore {
@@ -158,6 +195,12 @@ export interface Storage {
   /** Compaction, old-version cleanup, FTS folding and vector-index upkeep; safe to run while serving. */
   maintain(): Promise<MaintenanceReport>;
   totalMemories(): Promise<number>;
+  /**
+   * Copies the whole data directory into `targetDir` (which must not exist) while writes wait: every
+   * table's writer is held, in a fixed order, for the copy, and maintenance does not run meanwhile. A local
+   * data directory only.
+   */
+  backup(targetDir: string): Promise<StoreSnapshot>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { Box, useApp } from 'ink';
+import { Box, Text, useApp } from 'ink';
 import { useCallback, useRef, useState } from 'react';
 import { Guard } from './components/Guard.js';
 import { Header } from './components/Header.js';
@@ -22,7 +22,7 @@ export interface AppProps {
   readonly debounceMs?: number | undefined;
 }
 
-/** Smallest screen the layout is drawn for; a smaller terminal shows the top-left part of it. */
+/** Smallest screen the layout is drawn for; a smaller one shows a message instead. */
 const MIN_COLUMNS = 60;
 const MIN_ROWS = 12;
 
@@ -46,40 +46,51 @@ export function App({ client, address, initialEntity, initialView, debounceMs = 
     setView('graph');
   }, []);
 
+  const tooSmall = size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
   useKeys((input, key) => {
     if (key.tab) {
       setView((current) => nextView(current, key.shift ? -1 : 1));
       return;
     }
-    if (typing.current || key.ctrl || key.meta) return;
+    if (key.ctrl || key.meta || (typing.current && !tooSmall)) return;
     if (input === 'q') exit();
     const jump = VIEWS.find((entry) => entry.key === input);
     if (jump) setView(jump.name);
   }, true);
 
+  // The views stay mounted while the terminal is too small, so nothing is lost when it grows again.
   const columns = Math.max(MIN_COLUMNS, size.columns);
   // One row short of the screen: a frame as tall as the terminal makes Ink clear the screen on every update.
-  const rows = Math.max(MIN_ROWS, size.rows - 1);
+  const rows = Math.max(MIN_ROWS, size.rows) - 1;
   const bodyHeight = rows - 1;
   const common = { client, width: columns, height: bodyHeight, onTyping };
+  const shows = (name: ViewName) => view === name && !tooSmall;
   return (
-    <Box flexDirection="column" width={columns} height={rows}>
-      <Header view={view} address={address} width={columns} />
-      <Box display={view === 'graph' ? 'flex' : 'none'} height={bodyHeight}>
-        <Guard active={view === 'graph'}>
-          <GraphView {...common} active={view === 'graph'} debounceMs={debounceMs} initialEntity={initialEntity} open={open} />
-        </Guard>
+    <>
+      {tooSmall ? (
+        <Box width={size.columns} flexDirection="column">
+          <Text wrap="wrap">{`mem tui needs a terminal of at least ${MIN_COLUMNS}x${MIN_ROWS} (this one is ${size.columns}x${size.rows}).`}</Text>
+          <Text wrap="wrap">Make it larger, or press q to quit.</Text>
+        </Box>
+      ) : null}
+      <Box flexDirection="column" width={columns} height={rows} display={tooSmall ? 'none' : 'flex'}>
+        <Header view={view} address={address} width={columns} />
+        <Box display={shows('graph') ? 'flex' : 'none'} height={bodyHeight}>
+          <Guard active={shows('graph')}>
+            <GraphView {...common} active={shows('graph')} debounceMs={debounceMs} initialEntity={initialEntity} open={open} />
+          </Guard>
+        </Box>
+        <Box display={shows('memories') ? 'flex' : 'none'} height={bodyHeight}>
+          <Guard active={shows('memories')}>
+            <MemoriesView {...common} active={shows('memories')} debounceMs={debounceMs} onOpenEntity={openEntity} />
+          </Guard>
+        </Box>
+        <Box display={shows('ask') ? 'flex' : 'none'} height={bodyHeight}>
+          <Guard active={shows('ask')}>
+            <AskView {...common} active={shows('ask')} onOpenEntity={openEntity} />
+          </Guard>
+        </Box>
       </Box>
-      <Box display={view === 'memories' ? 'flex' : 'none'} height={bodyHeight}>
-        <Guard active={view === 'memories'}>
-          <MemoriesView {...common} active={view === 'memories'} debounceMs={debounceMs} onOpenEntity={openEntity} />
-        </Guard>
-      </Box>
-      <Box display={view === 'ask' ? 'flex' : 'none'} height={bodyHeight}>
-        <Guard active={view === 'ask'}>
-          <AskView {...common} active={view === 'ask'} onOpenEntity={openEntity} />
-        </Guard>
-      </Box>
-    </Box>
+    </>
   );
 }

@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, json, mem, ROOT } from '../helpers/cli.js';
@@ -51,7 +53,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // kill-server leaves the socket file behind; ask the server where it is first.
+  const socketPath = String((await tmux('display-message', '-p', '#{socket_path}')).stdout ?? '').trim();
   await tmux('kill-server');
+  if (socketPath) rmSync(socketPath, { force: true });
   await mem(['daemon', 'stop'], env);
   home.remove();
 });
@@ -64,28 +69,45 @@ describe('mem tui', () => {
     expect(result.stderr).toContain('error[VALIDATION_ERROR]: mem tui needs an interactive terminal');
   });
 
-  it('with no daemon answering, shows the error and the hint, retries on r, and still quits on q', async () => {
-    const variables = Object.entries({ ...env, MEM_HOST: 'http://127.0.0.1:9' }).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
+  it('with no daemon answering, shows the error and the hint; once it answers, r loads the screen', async () => {
+    // The TUI talks to a port where nothing listens yet; later a proxy to the real daemon opens there.
+    const port = await freePort();
+    const daemonPort = Number(env.MEM_PORT);
+    const variables = Object.entries({ ...env, MEM_HOST: `http://127.0.0.1:${port}` }).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
     const command = `'${process.execPath}' '${ROOT}/bin/mem.js' tui; echo "tui-exit=$?"; exec sleep 600`;
     const created = await tmux('new-session', '-d', '-s', 'down', '-x', '80', '-y', '24', ...variables, '-c', ROOT, command);
     expect(created.exitCode, String(created.stderr)).toBe(0);
     const read = async () => String((await tmux('capture-pane', '-p', '-t', 'down')).stdout ?? '');
-    const waitDown = async (needle: string) => {
+    const waitDown = async (check: (text: string) => boolean, what: string) => {
       const deadline = Date.now() + 20_000;
       for (;;) {
         const text = await read();
-        if (text.includes(needle)) return text;
-        if (Date.now() > deadline) throw new Error(`Timed out waiting for ${needle}; the screen:\n${text}`);
+        if (check(text)) return text;
+        if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}; the screen:\n${text}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    const text = await waitDown('DAEMON_UNREACHABLE');
-    expect(text).toContain('No mem daemon is answering at http://127.0.0.1:9');
+    const text = await waitDown((current) => current.includes('DAEMON_UNREACHABLE'), 'the error');
+    expect(text).toContain(`No mem daemon is answering at http://127.0.0.1:${port}`);
+    expect(text).toContain('hint: Start it with `mem daemon start`');
     expect(text).toContain('Press r to retry.');
-    await tmux('send-keys', '-t', 'down', 'r');
-    await waitDown('DAEMON_UNREACHABLE');
-    await tmux('send-keys', '-t', 'down', 'q');
-    await waitDown('tui-exit=0');
+
+    const proxy = createServer((socket) => {
+      const upstream = connect(daemonPort, '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+    try {
+      await tmux('send-keys', '-t', 'down', 'r');
+      const loaded = await waitDown((current) => current.includes('Sarah Chen') && !current.includes('DAEMON_UNREACHABLE'), 'the entities');
+      expect(loaded).toContain('Top entities by mentions');
+      await tmux('send-keys', '-t', 'down', 'q');
+      await waitDown((current) => current.includes('tui-exit=0'), 'the exit');
+    } finally {
+      proxy.close();
+    }
   });
 
   it('explores the graph, searches memories and asks, in a real terminal, then q exits and gives the screen back', async () => {

@@ -72,6 +72,12 @@ describe('mem tui app', () => {
     app.press(KEYS.enter);
     const screen = await app.waitFor('person · 4 mentions');
     for (const line of screen.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+
+    // Too small to draw: a message, and nothing lost when the terminal grows again.
+    resize(50, 10);
+    await app.waitFor((text) => text.replace(/\s+/g, ' ').includes('mem tui needs a terminal of at least 60x12 (this one is 50x10).'));
+    resize(80, 24);
+    await app.waitFor('person · 4 mentions');
   });
 
   it('a view that fails to draw shows the error instead of tearing the screen down; r redraws it', async () => {

@@ -35,10 +35,11 @@ describe('memories', () => {
   it('the selected memory shows in full with its entities; Enter, → and Enter open one in the graph explorer', async () => {
     const { client, app } = await start();
     app.press(KEYS.down);
-    let screen = await app.waitFor('Entities: Sarah Chen person · Berlin location · Acme Corp');
-    expect(screen).toContain('Sarah at Acme');
+    // The first memory names the same entities: wait for the second one's own line.
+    let screen = await app.waitFor((text) => text.includes('2026-02-10 · mem_2') && text.includes('Entities: Sarah Chen person'));
+    expect(screen).toMatch(/› 02-10 Sarah at Acme/);
+    expect(screen).toContain('Entities: Sarah Chen person · Berlin location · Acme Corp');
     expect(screen).toContain('Sarah Chen works at Acme Corp as the CTO. She lives in');
-    expect(screen).toContain('2026-02-10 · mem_2');
 
     app.press(KEYS.enter); // the list
     await app.waitFor('⏎ entities');

@@ -33,6 +33,11 @@ Examples:
         throw new MemError('VALIDATION_ERROR', `--view must be one of ${VIEW_NAMES.join(', ')} (got "${options.view}").`);
       }
       const { client } = await clientFor(command);
+      // Ink renders nothing live when it thinks it runs in CI (a CI variable, read once at import); this is an
+      // interactive terminal by the check above, so that guess is wrong here.
+      for (const name of Object.keys(process.env)) {
+        if (name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_')) delete process.env[name];
+      }
       // Ink and React load here, for this command only: every other command starts without them.
       const { runTui } = await import('../../tui/run-tui.js');
       await runTui(client, { address: client.baseUrl, entity: options.entity, view: options.view as (typeof VIEW_NAMES)[number] });

@@ -3,7 +3,7 @@ import { JobQueue } from '../../jobs/job-queue.js';
 import type { PlanTable } from '../accounts/plans.js';
 import { accountOfTenant } from '../accounts/tenancy.js';
 import { newId } from '../ids.js';
-import type { MemoryService } from '../memory-service.js';
+import { assertCreatedAt, type MemoryService } from '../memory-service.js';
 import type { JobItemResult, Storage } from '../ports.js';
 import type { Account, JobRecord } from '../types.js';
 import type { DocumentSaves } from './document-saves.js';
@@ -106,19 +106,30 @@ export class IngestService {
         extra: { invalidIndices },
       });
     }
+    const now = this.now();
+    items.forEach((item, index) => {
+      if (item.createdAt === undefined) return;
+      try {
+        assertCreatedAt(item.createdAt, now);
+      } catch (error) {
+        if (error instanceof MemError) throw new MemError(error.code, `Item ${index}: ${error.message}`, { extra: { invalidIndices: [index] } });
+        throw error;
+      }
+    });
     if (options.webhook !== undefined) this.deps.webhooks.validate(options.webhook);
   }
 
   /** async: false. Every item is processed before the response; results in item order. */
   async runNow(tenant: string, items: readonly IngestItem[], options: IngestOptions): Promise<ItemResult[]> {
-    const ids = items.map(() => newId('memory', this.now()));
+    const now = this.now();
+    const ids = items.map((item) => memoryIdFor(item, now));
     return Promise.all(items.map((item, index) => this.items.run(() => this.processItem(tenant, item, ids[index] as string, index, options))));
   }
 
   /** async: true. Persists the job (pending) and schedules it. */
   async submit(tenant: string, items: readonly IngestItem[], options: IngestOptions): Promise<JobRecord> {
     const now = this.now();
-    const payload: JobPayload = { items, ids: items.map(() => newId('memory', now)), options };
+    const payload: JobPayload = { items, ids: items.map((item) => memoryIdFor(item, now)), options };
     const job: JobRecord = {
       id: newId('job', now),
       accountId: tenant,
@@ -288,6 +299,7 @@ export class IngestService {
           spaceId: item.spaceId,
           turbo: options.turbo,
           id,
+          createdAt: item.createdAt,
         });
         return { index, success: true, documentId: memory.id };
       }
@@ -345,6 +357,11 @@ export class IngestService {
       await save(false).catch(() => undefined);
     }
   }
+}
+
+/** Ids sort by time: an item dated in the past gets an id of its date. */
+function memoryIdFor(item: IngestItem, now: number): string {
+  return newId('memory', item.createdAt !== undefined ? Math.max(0, Math.floor(item.createdAt)) : now);
 }
 
 function hasText(value: string | undefined): boolean {

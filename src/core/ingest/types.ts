@@ -49,6 +49,8 @@ export interface IngestItem {
   readonly tags?: readonly string[] | undefined;
   readonly metadata?: Record<string, unknown> | undefined;
   readonly spaceId?: string | undefined;
+  /** When a content item was written or happened (epoch ms; see SaveInput.createdAt). */
+  readonly createdAt?: number | undefined;
   /** A file of a watched folder (the first scan of a watch is an ingest job of such items; never from HTTP). */
   readonly file?: WatchedFileRef | undefined;
 }

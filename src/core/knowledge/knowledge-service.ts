@@ -116,6 +116,14 @@ export class KnowledgeService implements KnowledgeHooks {
     });
   }
 
+  /**
+   * Runs `work` between the account's knowledge changes (an import writes records directly): no extraction
+   * of the account reads, merges and writes meanwhile. `work` must not call memorySaved/memoriesDeleted.
+   */
+  serialize<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+    return this.exclusive(accountId, work);
+  }
+
   /** The extraction status of a memory; NOT_FOUND for memories without one (turbo, unknown). */
   async extractionStatus(accountId: string, memoryId: string): Promise<ExtractionStatusRecord> {
     const status = await this.store(accountId).getStatus(memoryId);

@@ -155,4 +155,17 @@ export interface KnowledgeStore {
   statusesIn(states: readonly ExtractionState[]): Promise<ExtractionStatusRecord[]>;
   /** Row counts of every knowledge table for this account (tests check nothing is orphaned). */
   counts(): Promise<{ entities: number; facts: number; edges: number; statuses: number }>;
+  /** Pages in id order after `after` (null: from the start), for export. */
+  entityPage(after: string | null, limit: number): Promise<EntityRecord[]>;
+  factPage(after: string | null, limit: number): Promise<FactRecord[]>;
+  edgePage(after: string | null, limit: number): Promise<EdgeRecord[]>;
+  factsByIds(ids: readonly string[]): Promise<FactRecord[]>;
+  edgesByIds(ids: readonly string[]): Promise<EdgeRecord[]>;
+  statusesOf(memoryIds: readonly string[]): Promise<ExtractionStatusRecord[]>;
+  /** One commit for many statuses (import). */
+  putStatuses(records: readonly ExtractionStatusRecord[]): Promise<void>;
+  /** Those of these ids that another tenant uses in that table (an import must not take them over). */
+  takenElsewhere(table: KnowledgeTable, ids: readonly string[]): Promise<string[]>;
 }
+
+export type KnowledgeTable = 'entities' | 'facts' | 'edges';

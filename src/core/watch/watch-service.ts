@@ -201,6 +201,17 @@ export class WatchService {
     return this.starting;
   }
 
+  /**
+   * Follows a watch record written from outside (an import), as start-up does: a watch that already ran
+   * catches up with its folder, one that never did makes its first scan. A watch of that id that is followed
+   * already is stopped first.
+   */
+  async adopt(record: WatchRecord): Promise<void> {
+    if (this.closed) return;
+    await this.stopWatch(record.id);
+    await this.restart(record);
+  }
+
   /** Resolves when no event of any watch is waiting or being handled and no deletion waits (tests, benchmarks). */
   async onIdle(): Promise<void> {
     for (;;) {

@@ -11,9 +11,10 @@ import type {
   FactSupport,
   KnowledgeChanges,
   KnowledgeStore,
+  KnowledgeTable,
 } from '../../core/knowledge/types.js';
 import { ENTITY_TYPES, FACT_CATEGORIES, type EntityType, type FactCategory } from '../../providers/spec.js';
-import { and, arrayHasAny, contains, eq, gte, inList, isNull, or, type Predicate } from './predicate.js';
+import { and, arrayHasAny, contains, eq, gt, gte, inList, isNull, ne, or, type Predicate } from './predicate.js';
 import { json, num, optNum, optStr, str, strings } from './rows.js';
 import type { TableWriter } from './table-writer.js';
 
@@ -362,6 +363,58 @@ export class LanceKnowledgeStore implements KnowledgeStore {
   async statusesIn(states: readonly ExtractionState[]): Promise<ExtractionStatusRecord[]> {
     const rows = await this.tables.extractionStatus.table.query().where(this.scope(inList('status', states))).toArray();
     return rows.map((row) => rowToStatus(row as Row));
+  }
+
+  /** Rows of one table in id order after `after`. */
+  private async page(writer: TableWriter, after: string | null, limit: number): Promise<Row[]> {
+    return (await writer.table
+      .query()
+      .where(this.scope(after !== null ? gt('id', after) : undefined))
+      .orderBy([{ columnName: 'id', ascending: true }])
+      .limit(limit)
+      .toArray()) as Row[];
+  }
+
+  async entityPage(after: string | null, limit: number): Promise<EntityRecord[]> {
+    return (await this.page(this.tables.entities, after, limit)).map(rowToEntity);
+  }
+
+  async factPage(after: string | null, limit: number): Promise<FactRecord[]> {
+    return (await this.page(this.tables.facts, after, limit)).map(rowToFact);
+  }
+
+  async edgePage(after: string | null, limit: number): Promise<EdgeRecord[]> {
+    return (await this.page(this.tables.edges, after, limit)).map(rowToEdge);
+  }
+
+  factsByIds(ids: readonly string[]): Promise<FactRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.facts(this.scope(inList('id', ids)));
+  }
+
+  edgesByIds(ids: readonly string[]): Promise<EdgeRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.edges(this.scope(inList('id', ids)));
+  }
+
+  async statusesOf(memoryIds: readonly string[]): Promise<ExtractionStatusRecord[]> {
+    if (memoryIds.length === 0) return [];
+    const rows = await this.tables.extractionStatus.table.query().where(this.scope(inList('id', memoryIds))).toArray();
+    return rows.map((row) => rowToStatus(row as Row));
+  }
+
+  putStatuses(records: readonly ExtractionStatusRecord[]): Promise<void> {
+    return applyTo(this.tables.extractionStatus, this.accountId, records.map((record) => statusToRow(this.accountId, record)), []);
+  }
+
+  async takenElsewhere(table: KnowledgeTable, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.tables[table].table
+      .query()
+      .where(and(ne('account_id', this.accountId), inList('id', ids)))
+      .select(['id'])
+      .toArray();
+    return rows.map((row) => str(row as Row, 'id'));
   }
 
   async counts(): Promise<{ entities: number; facts: number; edges: number; statuses: number }> {

@@ -7,12 +7,15 @@ import type {
   KeyStore,
   KnowledgeStore,
   MaintenanceReport,
+  MemoryPageRequest,
   MemoryStore,
+  MemoryWithChunks,
   PendingSaveStore,
   SelectRequest,
   SelectResult,
   JobItemStore,
   Storage,
+  StoreSnapshot,
   UsageStore,
   WatchStore,
 } from '../../core/ports.js';
@@ -26,6 +29,7 @@ import {
   eq,
   FIELD_COLUMNS,
   filterToPredicate,
+  gt,
   gte,
   inList,
   isTrue,
@@ -35,6 +39,7 @@ import {
   lte,
   metadataTextPrefilter,
   ne,
+  or,
   type Predicate,
 } from './predicate.js';
 import {
@@ -73,6 +78,7 @@ import {
   SCHEMA_VERSION,
   watchesSchema,
 } from './schema.js';
+import { backupStore } from './backup.js';
 import { LanceKnowledgeStore } from './knowledge-store.js';
 import { RecordTable } from './record-table.js';
 import { TableWriter } from './table-writer.js';
@@ -427,6 +433,101 @@ class LanceMemoryStore implements MemoryStore {
     const rows = readViews(result, fields);
     return { rows, total: total ?? rows.length };
   }
+
+  async page(request: MemoryPageRequest): Promise<MemoryRecord[]> {
+    const since = request.changedSince;
+    const where = and(
+      eq('account_id', this.accountId),
+      request.after !== null ? gt('id', request.after) : undefined,
+      request.spaceId !== undefined ? eq('space_id', request.spaceId) : undefined,
+      since !== undefined ? or(gte('created_at', since), gte('updated_at', since)) : undefined,
+    );
+    const rows = await this.tables.memories.table
+      .query()
+      .where(where)
+      .orderBy([{ columnName: 'id', ascending: true }])
+      .limit(request.limit)
+      .toArray();
+    return rows.map((row) => rowToMemory(row as Row));
+  }
+
+  async chunksOf(ids: readonly string[]): Promise<Map<string, ChunkInput[]>> {
+    const result = new Map<string, ChunkInput[]>();
+    if (ids.length === 0) return result;
+    const rows = await this.tables.chunks.table
+      .query()
+      .where(and(eq('account_id', this.accountId), inList('memory_id', ids)))
+      .select(['memory_id', 'seq', 'text', 'vector'])
+      .toArray();
+    for (const row of rows as Row[]) {
+      const memoryId = str(row, 'memory_id');
+      const list = result.get(memoryId) ?? [];
+      list.push({ seq: num(row, 'seq'), text: str(row, 'text'), vector: vectorOf(row.vector) });
+      result.set(memoryId, list);
+    }
+    for (const list of result.values()) list.sort((a, b) => a.seq - b.seq);
+    return result;
+  }
+
+  async idsWithVectors(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.tables.chunks.table
+      .query()
+      .where(and(eq('account_id', this.accountId), inList('memory_id', ids)))
+      .select(['memory_id'])
+      .toArray();
+    return [...new Set(rows.map((row: Row) => str(row, 'memory_id')))];
+  }
+
+  async existingIds(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.tables.memories.table
+      .query()
+      .where(and(eq('account_id', this.accountId), inList('id', ids)))
+      .select(['id'])
+      .toArray();
+    return rows.map((row: Row) => str(row, 'id'));
+  }
+
+  async takenElsewhere(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.tables.memories.table
+      .query()
+      .where(and(ne('account_id', this.accountId), inList('id', ids)))
+      .select(['id'])
+      .toArray();
+    return rows.map((row: Row) => str(row, 'id'));
+  }
+
+  async putMany(entries: readonly MemoryWithChunks[]): Promise<void> {
+    if (entries.length === 0) return;
+    const ids = entries.map((entry) => entry.memory.id);
+    // Memory rows first, as in insert(): a crash in between leaves memories without (current) vectors,
+    // which reindex repairs, never vectors without a memory.
+    await this.tables.memories.exclusive(async (table) => {
+      await table
+        .mergeInsert('id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .execute(entries.map((entry) => memoryToRow(this.accountId, entry.memory)));
+    });
+    const rows = entries.flatMap((entry) => this.chunkRows(entry.memory, entry.chunks));
+    await this.tables.chunks.exclusive(async (table) => {
+      await table.delete(and(eq('account_id', this.accountId), inList('memory_id', ids)));
+      if (rows.length > 0) await table.add(rows);
+    });
+  }
+}
+
+/** A vector column value (an Arrow vector, or a plain array) as a Float32Array. */
+function vectorOf(value: unknown): Float32Array {
+  if (value instanceof Float32Array) return value;
+  const items = value as { toArray?: () => ArrayLike<number> } | ArrayLike<number> | null | undefined;
+  if (!items) return new Float32Array();
+  if (typeof (items as { toArray?: unknown }).toArray === 'function') {
+    return Float32Array.from((items as { toArray: () => ArrayLike<number> }).toArray());
+  }
+  return Float32Array.from(items as ArrayLike<number>);
 }
 
 class LanceStorage implements Storage {
@@ -440,6 +541,9 @@ class LanceStorage implements Storage {
   readonly jobItems: JobItemStore;
   readonly watches: WatchStore;
   private maintaining: Promise<MaintenanceReport> | null = null;
+  /** Set while a backup copies the directory: maintenance (which writes outside the writers) waits for it. */
+  private backingUp: Promise<unknown> | null = null;
+  private backups: Promise<unknown> = Promise.resolve();
   private writesSinceMaintenance = 0;
   private closed = false;
 
@@ -604,7 +708,26 @@ class LanceStorage implements Storage {
     return this.maintaining;
   }
 
+  backup(targetDir: string): Promise<StoreSnapshot> {
+    // One backup at a time; each waits for the maintenance already running, and holds off the next one.
+    const run = this.backups.then(async () => {
+      const running = this.maintaining;
+      let done!: () => void;
+      this.backingUp = new Promise<void>((resolve) => (done = resolve));
+      try {
+        await running?.catch(() => undefined);
+        return await backupStore(this.uri, targetDir, Object.values(this.tables) as TableWriter[]);
+      } finally {
+        this.backingUp = null;
+        done();
+      }
+    });
+    this.backups = run.catch(() => undefined);
+    return run;
+  }
+
   private async runMaintenance(): Promise<MaintenanceReport> {
+    await this.backingUp?.catch(() => undefined);
     const started = Date.now();
     this.writesSinceMaintenance = 0;
     let compactedFragments = 0;

@@ -127,6 +127,11 @@ export function lt(name: Column, value: number): Predicate {
   return make(`${column(name)} < ${literal(value)}`);
 }
 
+/** Strictly greater than; strings compare byte-wise (keyset paging by id: ULIDs sort by time). */
+export function gt(name: Column, value: string | number): Predicate {
+  return make(`${column(name)} > ${literal(value)}`);
+}
+
 /** Not equal. */
 export function ne(name: Column, value: string | number | boolean): Predicate {
   return make(`${column(name)} <> ${literal(value)}`);

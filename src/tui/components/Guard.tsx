@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { Component, useState, type ReactNode } from 'react';
 import { useKeys } from '../hooks/use-keys.js';
+import { theme } from '../theme.js';
 
 /**
  * An error boundary around each view: a rendering bug shows a message, and `r` draws the view afresh,
@@ -45,13 +46,13 @@ class Boundary extends Component<{ onError: (error: Error) => void; children: Re
 function Crashed({ error }: { error: Error }) {
   return (
     <Box flexDirection="column">
-      <Text color="red" bold>
+      <Text color={theme.error} bold>
         This view failed to draw.
       </Text>
       <Text wrap="wrap">{error.message}</Text>
       <Text>
         {'Press '}
-        <Text bold color="cyan">
+        <Text bold color={theme.accent}>
           r
         </Text>
         {' to redraw it.'}

@@ -1,12 +1,13 @@
 import { Box, Text } from 'ink';
 import { VIEWS, type ViewName } from '../view-names.js';
+import { theme } from '../theme.js';
 
 /** The top line: the views (the current one in brackets, so it reads without colour too) and the daemon address. */
 export function Header({ view, address, width }: { view: ViewName; address?: string | undefined; width: number }) {
   return (
     <Box width={width} justifyContent="space-between">
       <Text wrap="truncate">
-        <Text bold color="cyan">
+        <Text bold color={theme.accent}>
           mem
         </Text>
         {VIEWS.map((entry) =>

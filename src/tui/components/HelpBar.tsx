@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { theme } from '../theme.js';
 
 /** A key and what it does, as the help bar lists them. */
 export type KeyHelp = readonly [key: string, action: string];
@@ -10,7 +11,7 @@ export function HelpBar({ keys }: { keys: readonly KeyHelp[] }) {
       <Text wrap="truncate-end">
         {keys.map(([key, action], index) => (
           <Text key={index}>
-            <Text bold color="cyan">
+            <Text bold color={theme.accent}>
               {key}
             </Text>
             <Text dimColor>{` ${action}${index < keys.length - 1 ? '  ' : ''}`}</Text>

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { theme } from '../theme.js';
 
 /**
  * A one-line text field as drawn: label, value (its end when it is longer than the line) and, when it has
@@ -8,7 +9,7 @@ import { Box, Text } from 'ink';
 export function TextField({ label, value, focused, placeholder }: { label: string; value: string; focused: boolean; placeholder?: string }) {
   return (
     <Box flexShrink={0}>
-      <Text bold color={focused ? 'cyan' : undefined}>{`${label} `}</Text>
+      <Text bold color={focused ? theme.accent : undefined}>{`${label} `}</Text>
       <Box flexGrow={1} flexShrink={1}>
         {value === '' && !focused && placeholder ? (
           <Text dimColor wrap="truncate-end">

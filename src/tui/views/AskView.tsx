@@ -15,6 +15,7 @@ import { entitiesOf, loadEntityIndex } from '../memory-entities.js';
 import { editText } from '../text-edit.js';
 import type { TuiClient } from '../tui-client.js';
 import { MemoryDetail } from './MemoryDetail.js';
+import { theme } from '../theme.js';
 
 export interface AskViewProps {
   readonly client: TuiClient;
@@ -130,7 +131,7 @@ export function AskView({ client, active, width, height, onTyping, onOpenEntity 
       if (now.focus === 'source') {
         if (key.escape || key.backspace || key.delete || key.leftArrow) change({ openId: undefined, focus: 'sources' });
         else if (input === 'r') {
-          if (source.status === 'error') source.retry();
+          if (source.status !== 'ok') source.retry();
           else index.retry();
         } else if ((key.return || key.rightArrow) && entities && entities.length > 0) change({ focus: 'entities', entityIndex: 0 });
         return;
@@ -189,11 +190,11 @@ export function AskView({ client, active, width, height, onTyping, onOpenEntity 
     body = (
       <Box flexDirection="column" height={bodyHeight}>
         <Text dimColor wrap="truncate-end">{`Q: ${answer.question}`}</Text>
-        {answer.status === 'streaming' && answer.text === '' ? <Pending label="Thinking" since={answer.since} /> : null}
+        {answer.status === 'streaming' && answer.text === '' ? <Pending label="Thinking" since={answer.since} slowHint="press Esc to stop" /> : null}
         <Box flexGrow={1} flexShrink={1} overflow="hidden">
           <Text wrap="wrap">
             {answer.text}
-            {answer.status === 'streaming' && answer.text !== '' ? <Text color="cyan">▍</Text> : null}
+            {answer.status === 'streaming' && answer.text !== '' ? <Text color={theme.accent}>▍</Text> : null}
           </Text>
         </Box>
         {answer.status === 'error' && answer.error ? <ErrorBox what="Asking" error={answer.error} /> : null}

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { plural, shortDate, truncate } from '../format.js';
 import type { CentreData } from '../graph-data.js';
+import { theme } from '../theme.js';
 
 /** The centre of the explorer: the entity's type, aliases, mentions, first and last seen, and its facts. */
 export function EntityCard({ data, width, height }: { data: CentreData; width: number; height: number }) {
@@ -22,7 +23,7 @@ export function EntityCard({ data, width, height }: { data: CentreData; width: n
   const more = data.factsTotal - shown.length;
   return (
     <Box flexDirection="column" width={width} height={height} paddingRight={1} overflow="hidden">
-      <Text bold color="cyan" wrap="truncate-end">
+      <Text bold color={theme.accent} wrap="truncate-end">
         {name}
       </Text>
       {lines.map((line, index) => (

@@ -81,7 +81,8 @@ export function MemoriesView({ client, active, width, height, debounceMs, onTypi
     return memory && index.data ? entitiesOf(index.data, memory.id) : undefined;
   };
   const clamp = (value: number, count: number) => Math.max(0, Math.min(count - 1, value));
-  const retry = () => (results.status === 'error' ? results.retry() : index.retry());
+  // r asks again for what is not on screen yet: the results first, then the entities of the memories.
+  const retry = () => (results.status !== 'ok' ? results.retry() : index.retry());
 
   useKeys(
     (input, key) => {
@@ -129,7 +130,7 @@ export function MemoriesView({ client, active, width, height, debounceMs, onTypi
 
   const help: KeyHelp[] =
     focus === 'input'
-      ? [['type', 'search'], ['↑↓', 'select'], ['⏎', 'to results'], ['Esc', 'stop typing'], ['^R', 'retry'], ['Tab', 'view'], ['^C', 'quit']]
+      ? [['type', 'search'], ['↑↓', 'select'], ['⏎', 'results'], ['Esc', 'stop typing'], ['^R', 'retry'], ['Tab', 'view'], ['^C', 'quit']]
       : focus === 'results'
         ? [['↑↓', 'select'], ['⏎', 'entities'], ['/', 'search'], ['r', 'retry'], ['Tab', 'view'], ['q', 'quit']]
         : [['←→', 'entity'], ['⏎', 'open in graph'], ['Esc', 'back'], ['Tab', 'view'], ['q', 'quit']];

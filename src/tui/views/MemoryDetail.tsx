@@ -4,6 +4,7 @@ import { ErrorBox } from '../components/ErrorBox.js';
 import { shortDate, truncate } from '../format.js';
 import { highlightEntities } from '../highlight.js';
 import type { RequestState } from '../hooks/use-request.js';
+import { theme } from '../theme.js';
 
 /** The fields of a memory the detail pane shows (a search result, a listed memory or a fetched one). */
 export interface MemoryItem {
@@ -49,7 +50,7 @@ export function MemoryDetail({ memory, entities, entitiesRequest, selectedEntity
           {entities?.map((entity, index) => (
             <Text key={entity.id}>
               {index > 0 ? ' · ' : ''}
-              <Text color="yellow" bold inverse={index === selectedEntity}>
+              <Text color={theme.entity} bold inverse={index === selectedEntity}>
                 {index === selectedEntity ? `›${entity.name}` : entity.name}
               </Text>
               <Text dimColor>{` ${entity.type}`}</Text>
@@ -61,7 +62,7 @@ export function MemoryDetail({ memory, entities, entitiesRequest, selectedEntity
         <Text wrap="wrap">
           {segments.map((segment, index) =>
             segment.entityId ? (
-              <Text key={index} color="yellow" bold underline={segment.entityId === selectedId}>
+              <Text key={index} color={theme.entity} bold underline={segment.entityId === selectedId}>
                 {/* No line break inside a name: it wraps whole. */}
                 {segment.text.replace(/ /g, '\u00a0')}
               </Text>

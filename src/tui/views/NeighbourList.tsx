@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { cell, strengthBar, windowStart } from '../format.js';
 import type { GraphRow, NeighbourRow } from '../graph-layout.js';
+import { theme } from '../theme.js';
 
 export interface NeighbourListProps {
   readonly rows: readonly GraphRow[];
@@ -46,7 +47,7 @@ export function NeighbourList({ rows, selected, depth, typeFilter, width, height
       ) : null}
       {indexed.slice(start, start + listHeight).map(({ row, index }, offset) =>
         row.kind === 'heading' ? (
-          <Text key={start + offset} color="magenta" bold wrap="truncate-end">
+          <Text key={start + offset} color={theme.heading} bold wrap="truncate-end">
             {row.label}
           </Text>
         ) : (
