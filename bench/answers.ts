@@ -188,7 +188,7 @@ interface QualityFigures {
   readonly askMs: Summary;
 }
 
-async function measureQuality(quick: boolean): Promise<{ figures: QualityFigures; examples: string[] }> {
+export async function measureQuality(quick: boolean): Promise<{ figures: QualityFigures; examples: string[] }> {
   const samples = z.array(Sample).parse(JSON.parse(readFileSync(LOCOMO_FILE, 'utf8'))).slice(0, quick ? 1 : undefined);
   const daemon = await startDaemon();
   try {

@@ -4,6 +4,11 @@ import { printError } from './output.js';
 
 /** The CLI entry: parses argv, runs the command, maps errors to `error[CODE]: message` and exit codes. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  // `mem ... | head` closes the pipe early: that is the reader being done, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const program = createProgram();
   program.exitOverride();
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });

@@ -6,6 +6,7 @@ import {
   findRelativeDate,
   formatDay,
   hasDate,
+  isStopword,
   properNouns,
   resolveRelativeDate,
   sentences,
@@ -17,12 +18,53 @@ export const BUILTIN_ANSWER_MODEL = 'builtin/extractive';
 
 type QuestionKind = 'when' | 'who' | 'where' | 'quantity' | 'other';
 
-/** Per tier: sentences in the answer, and sentences of multi-sentence memories embedded to rank them. */
-const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: number }> = {
-  fast: { sentences: 1, embed: 0 },
-  default: { sentences: 1, embed: 4 },
-  smart: { sentences: 2, embed: 16 },
+/**
+ * Per tier: sentences in the answer, sentences of multi-sentence memories embedded to rank them, and whether a
+ * typed question (when, who, where, how many) is answered by the span alone or by the span and its sentence.
+ */
+const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: number; readonly spanOnly: boolean }> = {
+  fast: { sentences: 1, embed: 0, spanOnly: true },
+  default: { sentences: 1, embed: 4, spanOnly: true },
+  smart: { sentences: 2, embed: 16, spanOnly: false },
 };
+
+const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|a couple|a few|several';
+const QUANTITY = new RegExp(`(?:\\b(?:${NUMBER_WORDS})\\b|\\$?\\b\\d+(?:[.,]\\d+)*%?)(?:\\s+(?:a|per)\\s+\\w+|(?:\\s+[\\p{L}-]+){0,2})`, 'iu');
+
+/** Questions that ask two things ("When ... and what about?") are answered with the whole sentence. */
+function isCompound(question: string): boolean {
+  return (question.toLowerCase().match(/\b(?:when|who|whom|where|what|which|why|how)\b/g) ?? []).length > 1;
+}
+
+/**
+ * The phrase that answers a typed question, taken from the best sentence as written: names for who and where
+ * (those the question does not already name), a number with its unit for how many/much/long. Undefined when
+ * the sentence holds none: the sentence itself is the answer then.
+ */
+function answerSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>): string | undefined {
+  if (kind === 'who' || kind === 'where') {
+    const label = kind === 'who' ? speakerLabel(sentence) : undefined;
+    const found = [...(label ? [label] : []), ...properNouns(sentence)];
+    const names = [...new Set(found)].filter((name) => !questionNames.has(name.toLowerCase()) && ![...questionNames].some((q) => q.includes(name.toLowerCase())));
+    if (kind === 'where') {
+      // A place follows in/at/to/from/near: prefer those names.
+      const placed = names.filter((name) => new RegExp(`\\b(?:in|at|to|from|near|around|visit(?:ed|ing)?)\\s+(?:the\\s+)?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u').test(sentence));
+      const chosen = placed.length > 0 ? placed : names;
+      return chosen.length > 0 ? chosen.slice(0, 2).join(', ') : undefined;
+    }
+    return names.length > 0 && names.length <= 3 ? names.join(', ') : undefined;
+  }
+  if (kind === 'quantity') {
+    const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+    const match = QUANTITY.exec(text)?.[0];
+    if (!match) return undefined;
+    const parts = match.trim().split(/\s+/);
+    // "45 minutes at" -> "45 minutes": a unit never ends in a stopword.
+    while (parts.length > 1 && isStopword(parts[parts.length - 1] ?? '')) parts.pop();
+    return parts.join(' ');
+  }
+  return undefined;
+}
 /** A further sentence joins the answer only when it scores this close to the best one. */
 const KEEP_RATIO = 0.85;
 
@@ -86,9 +128,12 @@ function dot(a: Float32Array, b: Float32Array): number {
  * The built-in, offline answerer. Extractive: it never writes text of its own. It scores every sentence
  * of the retrieved memories against the question (lexical overlap weighted by how rare each word is among
  * the memories, the embedder's similarity, and a bonus for the kind of thing asked: a date for "when", a
- * name for "who"), then answers with the best one or few, whole, with names and dates as written. For
- * "when" questions it leads with the date: an explicit one from the sentence, a relative one ("yesterday")
- * resolved against the memory's date, else the memory's date.
+ * name for "who"), then answers with the best one or few, whole, with names and dates as written. A typed
+ * question gets the phrase that answers it: for "when" the date (an explicit one from the sentence, a relative
+ * one such as "yesterday" resolved against the memory's date, else the memory's date), for "who" and "where"
+ * the names the question does not already hold, for "how many" the number and its unit. The fast and default
+ * tiers answer with that phrase alone (the cited memories show the evidence), the smart tier with the phrase
+ * and its sentence; a question that asks two things ("when ... and what about?") gets the sentence too.
  */
 export class BuiltinLanguageModel implements LanguageModel {
   readonly provider = 'builtin';
@@ -174,12 +219,17 @@ export class BuiltinLanguageModel implements LanguageModel {
     }
 
     let text = picked.map((candidate) => candidate.text).join(' ');
+    const concise = tier.spanOnly && !isCompound(request.question);
     if (kind === 'when') {
       const explicit = findExplicitDate(best.text);
       const relative = findRelativeDate(best.text);
       const lead =
         (relative ? resolveRelativeDate(relative, best.source.date) : undefined) ?? explicit ?? formatDay(best.source.date);
-      text = `${lead.charAt(0).toUpperCase()}${lead.slice(1)} — ${text}`;
+      const date = `${lead.charAt(0).toUpperCase()}${lead.slice(1)}`;
+      text = concise ? date : `${date} — ${text}`;
+    } else {
+      const span = answerSpan(kind, best.text, questionNames);
+      if (span) text = concise ? span : `${span} — ${text}`;
     }
     const cited = [...new Set(picked.map((candidate) => candidate.source.id))];
     const support = Math.max(0, Math.min(1, 0.5 * best.lexical + 0.5 * best.semantic + best.bonus));
