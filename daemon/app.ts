@@ -24,6 +24,8 @@ import { queryRoutes } from './routes/query.js';
 import { searchRoutes } from './routes/search.js';
 import { systemRoutes } from './routes/system.js';
 import { watchRoutes } from './routes/watches.js';
+import { backupRoutes } from './routes/backup.js';
+import { exportRoutes } from './routes/export.js';
 
 export interface BuildAppOptions {
   readonly logger?: FastifyBaseLogger;
@@ -73,6 +75,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(adminRoutes(deps));
   await app.register(mcpRoutes(deps));
   await app.register(watchRoutes(deps));
+  await app.register(exportRoutes(deps));
+  await app.register(backupRoutes(deps));
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

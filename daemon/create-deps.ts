@@ -32,6 +32,10 @@ import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
 import { WatchedFiles } from '../src/core/watch/watched-files.js';
 import { WatchService } from '../src/core/watch/watch-service.js';
 import { createChokidarWatching } from '../src/watch/chokidar-watching.js';
+import { BackupService } from '../src/core/export/backup-service.js';
+import { ExportService } from '../src/core/export/export-service.js';
+import { ImportService } from '../src/core/export/import-service.js';
+import { VERSION } from '../src/version.js';
 import type { AppDeps } from './deps.js';
 
 export interface CreateDepsOptions {
@@ -168,6 +172,15 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   });
   // In the background: following large folders again must not hold up the daemon's start.
   void watches.start().catch((error: unknown) => options.logger?.warn({ err: error }, 'folder watches could not be started'));
+  const exporter = new ExportService({ storage });
+  const importer = new ImportService({
+    storage,
+    embedder,
+    knowledge,
+    adoptWatch: (record) => watches.adopt(record),
+    onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'import: an imported watch could not be started'),
+  });
+  const backups = new BackupService({ storage, memVersion: VERSION });
 
   let address = '';
   return {
@@ -189,6 +202,9 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     turbo,
     knowledge,
     watches,
+    exporter,
+    importer,
+    backups,
     firstKey,
     ownerId: account.id,
     runtime: {

@@ -16,6 +16,9 @@ import type { QueryService } from '../src/core/query-service.js';
 import type { Reindexer } from '../src/core/reindex.js';
 import type { EmbeddingModel } from '../src/providers/spec.js';
 import type { WatchService } from '../src/core/watch/watch-service.js';
+import type { BackupService } from '../src/core/export/backup-service.js';
+import type { ExportService } from '../src/core/export/export-service.js';
+import type { ImportService } from '../src/core/export/import-service.js';
 
 /** Everything the HTTP layer needs, built by create-deps.ts (or by tests with their own pieces). */
 export interface AppDeps {
@@ -42,6 +45,10 @@ export interface AppDeps {
   readonly turbo: TurboService;
   /** Watched folders (/v1/watches). */
   readonly watches: WatchService;
+  /** Export and import in the mem-export format, and backups of the data directory. */
+  readonly exporter: ExportService;
+  readonly importer: ImportService;
+  readonly backups: BackupService;
   /** Runtime facts for GET /v1/status. */
   readonly runtime: {
     readonly startedAt: number;

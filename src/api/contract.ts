@@ -893,7 +893,9 @@ export const ImportResponse = z
     success: z.literal(true),
     dryRun: z.boolean(),
     processed: z.number().describe('Records in the request, header and end lines included.'),
-    byType: z.record(z.string(), ImportCounts).describe('memory, entity, fact, edge, space, watch -> counts.'),
+    byType: z
+      .object({ memory: ImportCounts, entity: ImportCounts, fact: ImportCounts, edge: ImportCounts, space: ImportCounts, watch: ImportCounts })
+      .describe('Counts per record type (space lines only describe spaces: always unchanged).'),
     errors: z.array(
       z.object({
         index: z.number().describe('0-based position of the record in the request.'),

@@ -52,3 +52,13 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
   }
   return { client, output, loaded };
 }
+
+/**
+ * A client for shell completion: the same daemon and key as clientFor, but it never starts a daemon and
+ * gives up after `timeoutMs`, because a completion must answer at once or not at all.
+ */
+export async function quickClientFor(command: Command, timeoutMs: number): Promise<MemClient> {
+  const loaded = configFor(command);
+  const stored = await readApiKey(loaded.paths);
+  return new MemClient({ baseUrl: resolveDaemonUrl(loaded).url, apiKey: stored?.key, timeoutMs });
+}

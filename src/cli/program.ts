@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { registerAccountCommands } from './commands/account.js';
 import { registerAnswerCommands } from './commands/answers.js';
+import { registerCompleteCommand } from './commands/complete.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerDaemonCommands } from './commands/daemon.js';
@@ -18,6 +19,9 @@ import { registerReindexCommand } from './commands/reindex.js';
 import { registerTuiCommand } from './commands/tui.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerWatchCommands } from './commands/watch.js';
+import { registerBackupCommands } from './commands/backup.js';
+import { registerExportCommand } from './commands/export.js';
+import { registerImportCommand } from './commands/import.js';
 
 export function createProgram(): Command {
   const program = new Command('mem')
@@ -59,10 +63,14 @@ Exit codes: 0 ok, 1 internal, 2 invalid input, 3 unauthorized, 4 forbidden, 5 no
   registerReindexCommand(program);
   registerMcpCommand(program);
   registerCompletionCommand(program);
+  registerCompleteCommand(program);
   registerTuiCommand(program);
   registerConfigCommands(program);
   registerDoctorCommand(program);
   registerWatchCommands(program);
+  registerExportCommand(program);
+  registerImportCommand(program);
+  registerBackupCommands(program);
   registerHelpCommand(program);
   return program;
 }

@@ -61,6 +61,14 @@ import {
 } from '../api/contract.js';
 
 import { WatchCreatedResponse, WatchListResponse, type WatchBody } from '../api/contract.js';
+import { BackupResponse, ImportResponse } from '../api/contract.js';
+
+export interface ExportParams {
+  readonly spaceId?: string | undefined;
+  /** ISO date or date-time: memories created or updated since. */
+  readonly since?: string | undefined;
+  readonly withVectors?: boolean | undefined;
+}
 
 export interface EntityParams {
   readonly limit?: number | undefined;
@@ -478,5 +486,69 @@ export class MemClient {
 
   webhookSecret() {
     return this.request(WebhookSecretResponse, 'GET', '/v1/webhooks/secret');
+  }
+
+  // ---- export, import, backup ------------------------------------------------------------------------
+
+  /**
+   * GET /v1/export: yields the export's lines (without newlines) as they arrive. The timeout covers the
+   * answer's start only: a large export streams for as long as it takes.
+   */
+  async *exportLines(params: ExportParams = {}): AsyncGenerator<string> {
+    const query = new URLSearchParams();
+    if (params.spaceId !== undefined) query.set('spaceId', params.spaceId);
+    if (params.since !== undefined) query.set('since', params.since);
+    if (params.withVectors) query.set('withVectors', 'true');
+    const qs = query.toString();
+    const headers: Record<string, string> = { accept: 'application/x-ndjson' };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}/v1/export${qs ? `?${qs}` : ''}`, { headers, signal: controller.signal });
+    } catch (error) {
+      throw new MemError('DAEMON_UNREACHABLE', `No mem daemon is answering at ${this.baseUrl}.`, {
+        hint: 'Start it with `mem daemon start` (background) or `mem serve` (foreground), or set MEM_HOST.',
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!response.ok || !response.body) {
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      throw errorFromBody(response.status, json);
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        if (line) yield line;
+      }
+    }
+    buffer += decoder.decode();
+    if (buffer) yield buffer;
+  }
+
+  /** POST /v1/import with parsed export records (a batch of a file); dryRun writes nothing. */
+  importRecords(records: readonly unknown[], options: { dryRun?: boolean | undefined } = {}) {
+    // Extraction runs inside the request for new memories: a batch may take a while.
+    return this.request(ImportResponse, 'POST', `/v1/import${options.dryRun ? '?dryRun=true' : ''}`, { records }, { timeoutMs: Math.max(this.timeoutMs, 600_000) });
+  }
+
+  /** POST /v1/admin/backup: the daemon copies its data directory into `path` (absolute, on its machine). */
+  backup(path: string) {
+    // Writes wait while the daemon copies; a large data directory takes a while.
+    return this.request(BackupResponse, 'POST', '/v1/admin/backup', { path }, { timeoutMs: Math.max(this.timeoutMs, 3_600_000) });
   }
 }

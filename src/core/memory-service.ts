@@ -170,7 +170,7 @@ export class MemoryService {
     };
     await this.store(accountId).insert(memory, chunks);
     // Turbo saves skip extraction; inline extractors finish before the save returns.
-    if (!memory.turbo) await this.deps.knowledge?.memorySaved(accountId, memory);
+    if (!memory.turbo) await this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true });
     return memory;
   }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ANSWER_TIERS, REMIND_TIMEFRAMES, type AskBody, type AskResponse } from '../../api/contract.js';
 import { MemError } from '../../errors.js';
+import { choiceOption } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { parseList, parseNumber } from '../input.js';
 import { shortDate, style, terminalWidth, truncate } from '../output.js';
@@ -46,7 +47,7 @@ export function registerAnswerCommands(program: Command): void {
     .command('ask')
     .description('Ask a question; the answer comes from your memories only and streams as it is written')
     .argument('<question...>', 'the question, in your own words')
-    .option('--model <model>', `answer model: ${ANSWER_TIERS.join('|')}`, 'default')
+    .addOption(choiceOption('--model <model>', 'answer model', ANSWER_TIERS, 'default'))
     .option('--context', 'list every memory the answer could draw on, with its relevance')
     .option('-s, --space <spaceId>', 'only memories of this space')
     .option('--tags <tags>', 'only memories with any of these tags')
@@ -117,7 +118,7 @@ Examples:
     .command('remind')
     .description('Recall memories relevant to what you are doing, with the reason for each')
     .argument('<context...>', 'what you are working on (at least 10 characters)')
-    .option('--timeframe <when>', `memories saved ${REMIND_TIMEFRAMES.join('|')} (today since 00:00 UTC, week: 7 days, month: 30 days)`, 'all')
+    .addOption(choiceOption('--timeframe <when>', 'memories saved when (today: since 00:00 UTC, week: 7 days, month: 30 days)', REMIND_TIMEFRAMES, 'all'))
     .option('-n, --limit <n>', 'most reminders (1-100)', '5')
     .option('--threshold <score>', 'minimum relevance 0-1', '0.6')
     .addHelpText(

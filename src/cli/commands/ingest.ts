@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { IngestItem, IngestStatusResponse } from '../../api/contract.js';
 import type { MemClient } from '../../client/http-client.js';
 import { MemError } from '../../errors.js';
+import { daemonOption } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { parseList } from '../input.js';
 import type { Output } from '../output.js';
@@ -106,7 +107,7 @@ export function registerIngestCommands(program: Command): void {
     .command('ingest')
     .description('Bulk-ingest a JSONL file, a JSON array, a directory of text files, or stdin (-)')
     .argument('[source]', 'FILE (.jsonl or JSON array), DIRECTORY, or - for stdin')
-    .option('--status <jobId>', 'show the status of an ingest job instead')
+    .addOption(daemonOption('--status <jobId>', 'show the status of an ingest job instead', 'jobs'))
     .option('--webhook <url>', 'URL that receives a signed POST when the job finishes')
     .option('--tags <tags>', 'comma-separated tags added to every item')
     .option('--space <spaceId>', 'space for items that name none')
@@ -187,7 +188,10 @@ Examples:
       );
     });
 
-  const webhooks = program.command('webhooks').description('Webhook settings of your account');
+  const webhooks = program
+    .command('webhooks')
+    .description('Webhook settings of your account')
+    .addHelpText('after', '\nExamples:\n  $ mem webhooks secret\n  $ mem ingest notes.jsonl --webhook http://127.0.0.1:9000/hook');
   webhooks
     .command('secret')
     .description('Print the secret that signs webhook deliveries (X-Mem-Signature)')

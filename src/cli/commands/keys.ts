@@ -3,6 +3,7 @@ import { readApiKey, writeApiKey } from '../../config/credentials.js';
 import { confirm } from '../confirm.js';
 import { MemError } from '../../errors.js';
 import type { MemClient } from '../../client/http-client.js';
+import { daemonArgument } from '../completion-values.js';
 import { clientFor, configFor, outputFor } from '../context.js';
 import { parseNumber } from '../input.js';
 import { shortDate, style, table } from '../output.js';
@@ -70,7 +71,7 @@ export function registerKeyCommands(program: Command): void {
   keys
     .command('regenerate')
     .description('Issue a new value for a key; the old one stops working at once')
-    .argument('<id>', 'key id')
+    .addArgument(daemonArgument('<id>', 'key id', 'keys'))
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', '\nExamples:\n  $ mem keys regenerate key_01JD3V6Q8X4Z5C2B7N9M0K1H2G --yes')
     .action(async (id: string, options: { yes?: boolean }, command: Command) => {
@@ -97,7 +98,7 @@ export function registerKeyCommands(program: Command): void {
     .command('delete')
     .alias('rm')
     .description('Delete a key permanently')
-    .argument('<id>', 'key id')
+    .addArgument(daemonArgument('<id>', 'key id', 'keys'))
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', '\nExamples:\n  $ mem keys delete key_01JD3V6Q8X4Z5C2B7N9M0K1H2G --yes')
     .action(async (id: string, options: { yes?: boolean }, command: Command) => {

@@ -9,6 +9,7 @@ import {
   type GraphResponse,
 } from '../../api/contract.js';
 import { MemError } from '../../errors.js';
+import { choiceOption, daemonArgument, daemonOption } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { parseNumber } from '../input.js';
 import { shortDate, style, table, terminalWidth, truncate } from '../output.js';
@@ -96,9 +97,9 @@ export function registerKnowledgeCommands(program: Command): void {
   program
     .command('entities')
     .description('List the people, companies, places... extracted from your memories')
-    .option('-t, --type <type>', `only this type: ${ENTITY_TYPES.join('|')}`)
+    .addOption(choiceOption('-t, --type <type>', 'only this type', ENTITY_TYPES))
     .option('-s, --search <text>', 'names or aliases containing this (case-insensitive)')
-    .option('--sort <by>', `order: ${ENTITY_SORTS.join('|')}`, 'mentions')
+    .addOption(choiceOption('--sort <by>', 'order', ENTITY_SORTS, 'mentions'))
     .option('-n, --limit <n>', 'entities per page', '50')
     .option('--offset <n>', 'skip this many', '0')
     .addHelpText(
@@ -125,8 +126,8 @@ Examples:
   program
     .command('facts')
     .description('List facts extracted from your memories, with confidence, source excerpt and validity')
-    .option('-e, --entity <name>', 'facts about this entity (name, alias or id)')
-    .option('-c, --category <category>', `only this category: ${FACT_CATEGORIES.join('|')}`)
+    .addOption(daemonOption('-e, --entity <name>', 'facts about this entity (name, alias or id)', 'entities'))
+    .addOption(choiceOption('-c, --category <category>', 'only this category', FACT_CATEGORIES))
     .option('--confidence <min>', 'minimum confidence 0-1')
     .option('--history', 'include facts that later ones superseded')
     .option('-n, --limit <n>', 'facts per page', '50')
@@ -156,8 +157,8 @@ Examples:
   program
     .command('graph')
     .description('Show the knowledge graph around an entity (breadth-first, strongest edges first)')
-    .option('-e, --entity <name>', 'start from this entity (name, alias or id); default: the most mentioned')
-    .option('-t, --type <type>', `only nodes of this type: ${ENTITY_TYPES.join('|')}`)
+    .addOption(daemonOption('-e, --entity <name>', 'start from this entity (name, alias or id); default: the most mentioned', 'entities'))
+    .addOption(choiceOption('-t, --type <type>', 'only nodes of this type', ENTITY_TYPES))
     .option('-d, --depth <n>', 'hops from the entity, 1-3', '1')
     .option('-n, --limit <n>', 'most nodes', '50')
     .addHelpText(
@@ -183,7 +184,7 @@ Examples:
   program
     .command('enrich')
     .description('Run the entity and fact extraction that a turbo save skipped')
-    .argument('[ids...]', 'memory ids')
+    .addArgument(daemonArgument('[ids...]', 'memory ids', 'memories'))
     .option('--all-turbo', 'every memory saved with --turbo and not enriched since')
     .addHelpText(
       'after',
@@ -214,7 +215,7 @@ Examples:
   program
     .command('extract')
     .description('Extraction status of a memory, or retry the extractions that failed')
-    .argument('[id]', 'memory id: show its extraction status')
+    .addArgument(daemonArgument('[id]', 'memory id: show its extraction status', 'memories'))
     .option('--retry-failed', 'run extraction again for every memory whose extraction failed')
     .addHelpText(
       'after',

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Memory } from '../../api/contract.js';
 import { MemError } from '../../errors.js';
 import { confirm } from '../confirm.js';
+import { daemonArgument } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { parseJsonObject, parseList, parseNumber, readStdin, textArgument } from '../input.js';
 import { shortDate, style, table, terminalWidth, truncate } from '../output.js';
@@ -259,7 +260,7 @@ Examples:
     .command('get')
     .alias('show')
     .description('Show one memory')
-    .argument('<id>', 'memory id')
+    .addArgument(daemonArgument('<id>', 'memory id', 'memories'))
     .addHelpText('after', '\nExamples:\n  $ mem get mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G\n  $ mem get mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --json')
     .action(async (id: string, _options: unknown, command: Command) => {
       const { client, output } = await clientFor(command);
@@ -271,7 +272,7 @@ Examples:
     .command('update')
     .alias('edit')
     .description('Change a memory (new content is re-embedded)')
-    .argument('<id>', 'memory id')
+    .addArgument(daemonArgument('<id>', 'memory id', 'memories'))
     .option('-c, --content <text>', 'new content (- reads stdin)')
     .option('-t, --title <title>', 'new title')
     .option('--tags <tags>', 'replace the tags (comma-separated; "" clears)')
@@ -303,7 +304,7 @@ Examples:
     .command('rm')
     .alias('delete')
     .description('Delete memories permanently')
-    .argument('[ids...]', 'memory ids')
+    .addArgument(daemonArgument('[ids...]', 'memory ids', 'memories'))
     .option('--ids <ids>', 'comma-separated memory ids')
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', '\nExamples:\n  $ mem rm mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G\n  $ mem rm --ids mem_01...,mem_01... --yes')

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MemError } from '../../errors.js';
+import { choiceOption, daemonOption } from '../completion-values.js';
 import { clientFor } from '../context.js';
 
 const VIEW_NAMES = ['graph', 'memories', 'ask'] as const;
@@ -8,8 +9,8 @@ export function registerTuiCommand(program: Command): void {
   program
     .command('tui')
     .description('Explore your memories full-screen: the knowledge graph, live search, and answers as they stream')
-    .option('-e, --entity <name>', 'open the graph explorer on this entity (name, alias or id)')
-    .option('--view <view>', `start in this view: ${VIEW_NAMES.join('|')}`, 'graph')
+    .addOption(daemonOption('-e, --entity <name>', 'open the graph explorer on this entity (name, alias or id)', 'entities'))
+    .addOption(choiceOption('--view <view>', 'start in this view', VIEW_NAMES, 'graph'))
     .addHelpText(
       'after',
       `

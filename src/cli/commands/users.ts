@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { confirm } from '../confirm.js';
+import { choiceArgument, choiceOption, daemonArgument } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { style, table } from '../output.js';
 
@@ -36,7 +37,7 @@ export function registerUserCommands(program: Command): void {
     .requiredOption('--email <email>', 'email address (unique)')
     .requiredOption('--name <name>', 'display name')
     .option('--company <company>', 'company')
-    .option('--tier <tier>', `plan: ${TIERS.join(', ')}`, 'free')
+    .addOption(choiceOption('--tier <tier>', 'plan', TIERS, 'free'))
     .addHelpText('after', '\nExamples:\n  $ mem users add --email ana@example.org --name Ana --tier pro')
     .action(async (options: { email: string; name: string; company?: string; tier: string }, command: Command) => {
       const { client, output } = await clientFor(command);
@@ -58,8 +59,8 @@ export function registerUserCommands(program: Command): void {
   users
     .command('set-tier')
     .description("Change a user's plan")
-    .argument('<id>', 'user id')
-    .argument('<tier>', TIERS.join(', '))
+    .addArgument(daemonArgument('<id>', 'user id', 'users'))
+    .addArgument(choiceArgument('<tier>', 'the new plan', TIERS))
     .addHelpText('after', '\nExamples:\n  $ mem users set-tier usr_01JD3V6Q8X4Z5C2B7N9M0K1H2G pro')
     .action(async (id: string, tier: string, _options: unknown, command: Command) => {
       const { client, output } = await clientFor(command);
@@ -71,7 +72,7 @@ export function registerUserCommands(program: Command): void {
     .command('remove')
     .alias('rm')
     .description('Remove a user with all their keys and data, permanently')
-    .argument('<id>', 'user id')
+    .addArgument(daemonArgument('<id>', 'user id', 'users'))
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', '\nExamples:\n  $ mem users remove usr_01JD3V6Q8X4Z5C2B7N9M0K1H2G --yes')
     .action(async (id: string, options: { yes?: boolean }, command: Command) => {

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { DEFAULT_WATCH_GLOB, type IngestStatusResponse, type Watch } from '../../api/contract.js';
 import type { MemClient } from '../../client/http-client.js';
 import { MemError } from '../../errors.js';
+import { daemonArgument } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { parseList } from '../input.js';
 import { shortDate, style, table, truncate } from '../output.js';
@@ -121,7 +122,7 @@ Examples:
     .command('remove')
     .alias('rm')
     .description('Stop watching a folder (by its path or watch id); its memories stay')
-    .argument('<path-or-id>', 'the folder (as added) or the watch id')
+    .addArgument(daemonArgument('<path-or-id>', 'the folder (as added) or the watch id', 'watches'))
     .addHelpText('after', '\nExamples:\n  $ mem watch remove ~/notes\n  $ mem watch remove wch_01JD3V6Q8X4Z5C2B7N9M0K1H2G')
     .action(async (target: string, _options: unknown, command: Command) => {
       const { client, output } = await clientFor(command);

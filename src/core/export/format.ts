@@ -172,7 +172,10 @@ export function endLine(counts: ExportCounts) {
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 const idOf = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_${ULID}$`), `must be ${prefix}_ followed by a 26-character ULID`);
-const time = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((value) => Date.parse(value.length === 10 ? `${value}T00:00:00.000Z` : value));
+const time = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'must be an ISO 8601 date or date-time' })
+  // A date alone is midnight UTC (as Date.parse reads it).
+  .transform((value) => Date.parse(value));
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 const properties = z.record(z.string(), scalar);
 

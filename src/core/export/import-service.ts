@@ -136,12 +136,16 @@ class Tally {
   }
 }
 
-/** Keeps the last record of each id; the earlier ones fail (the request names the same record twice). */
+/**
+ * Keeps the last record of each id. An earlier copy that is identical changes nothing (unchanged); an
+ * earlier different one fails (the request says two things about one record).
+ */
 function lastById<T extends { id: string }>(items: readonly Item<T>[], type: ImportRecordType, tally: Tally): Item<T>[] {
   const byId = new Map<string, Item<T>>();
   for (const item of items) {
     const earlier = byId.get(item.line.id);
-    if (earlier) tally.fail(earlier.index, type, item.line.id, `${item.line.id} appears again later in this request; the later record was imported`);
+    if (earlier && same(earlier.line, item.line)) tally.count(type, 'unchanged');
+    else if (earlier) tally.fail(earlier.index, type, item.line.id, `${item.line.id} appears again later in this request; the later record was imported`);
     byId.set(item.line.id, item);
   }
   return [...byId.values()];
@@ -331,11 +335,18 @@ export class ImportService {
     try {
       const entries = await this.chunksFor(store, planned, header, hasVectors);
       // New content replaces what the old content contributed to the knowledge graph.
-      const changed = planned.filter((entry) => entry.previous && entry.previous.contentHash !== entry.memory.contentHash && !entry.previous.turbo);
-      if (changed.length > 0) await this.deps.knowledge.memoriesDeleted(tenant, changed.map((entry) => entry.memory.id));
+      const changed = new Set(
+        planned
+          .filter((entry) => entry.previous && entry.previous.contentHash !== entry.memory.contentHash && !entry.previous.turbo)
+          .map((entry) => entry.memory.id),
+      );
+      // (which drops their extraction status too: the file's, if it has one, is written below)
+      if (changed.size > 0) await this.deps.knowledge.memoriesDeleted(tenant, [...changed]);
       await store.putMany(entries);
       const statusesToPut = planned.flatMap((entry) =>
-        entry.item.line.extraction && !same(entry.status, statusOf.get(entry.memory.id) ?? null) && entry.status ? [entry.status] : [],
+        entry.item.line.extraction && entry.status && (changed.has(entry.memory.id) || !same(entry.status, statusOf.get(entry.memory.id) ?? null))
+          ? [entry.status]
+          : [],
       );
       const statusesToDrop = planned.flatMap((entry) => (entry.item.line.extraction === null && statusOf.has(entry.memory.id) ? [entry.memory.id] : []));
       if (statusesToPut.length > 0) await knowledge.putStatuses(statusesToPut);

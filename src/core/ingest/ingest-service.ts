@@ -325,10 +325,16 @@ export class IngestService {
     const url = payload.options.webhook as string;
     const view = await this.status(job.accountId, job.id);
     const attempts: WebhookAttempt[] = [...(payload.delivery?.attempts ?? [])];
-    const save = async (delivered: boolean | null) => {
-      const next: JobPayload = { ...payload, delivery: { url, delivered, attempts } };
-      const current = (await this.deps.storage.jobs.get(job.accountId, job.id)) ?? job;
-      await this.deps.storage.jobs.put({ ...current, payload: JSON.stringify(next) });
+    // Writes of the delivery state run one after another: a late attempt record must never overwrite the outcome.
+    let writes: Promise<void> = Promise.resolve();
+    const save = (delivered: boolean | null): Promise<void> => {
+      const snapshot = [...attempts];
+      writes = writes.then(async () => {
+        const next: JobPayload = { ...payload, delivery: { url, delivered, attempts: snapshot } };
+        const current = (await this.deps.storage.jobs.get(job.accountId, job.id)) ?? job;
+        await this.deps.storage.jobs.put({ ...current, payload: JSON.stringify(next) });
+      });
+      return writes;
     };
     try {
       const secret = await this.deps.webhookSecret(accountOfTenant(job.accountId));
@@ -345,9 +351,9 @@ export class IngestService {
         {
           secret,
           signal: this.controller.signal,
-          onAttempt: (attempt) => {
+          onAttempt: async (attempt) => {
             attempts.push(attempt);
-            void save(null).catch(() => undefined);
+            await save(null).catch(() => undefined);
           },
         },
       );

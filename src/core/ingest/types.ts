@@ -37,7 +37,7 @@ export interface WebhookSender {
   deliver(
     url: string,
     payload: WebhookPayload,
-    options: { secret: string; onAttempt: (attempt: WebhookAttempt) => void; signal?: AbortSignal },
+    options: { secret: string; onAttempt: (attempt: WebhookAttempt) => void | Promise<void>; signal?: AbortSignal },
   ): Promise<{ delivered: boolean; attempts: readonly WebhookAttempt[] }>;
 }
 

@@ -38,7 +38,8 @@ export interface KnowledgeServiceDeps {
 /** What the memory service tells the knowledge service (see MemoryService). */
 export interface KnowledgeHooks {
   /** A standard save or a content change: extract (inline or queued). Never throws for extraction failures. */
-  memorySaved(accountId: string, memory: MemoryRecord): Promise<void>;
+  /** `fresh`: the memory was just created, so it contributed nothing yet (saves three reads). */
+  memorySaved(accountId: string, memory: MemoryRecord, options?: { fresh?: boolean }): Promise<void>;
   /** Before memories are deleted: remove everything they contributed. */
   memoriesDeleted(accountId: string, memoryIds: readonly string[]): Promise<void>;
 }
@@ -97,10 +98,10 @@ export class KnowledgeService implements KnowledgeHooks {
     return run;
   }
 
-  async memorySaved(accountId: string, memory: MemoryRecord): Promise<void> {
+  async memorySaved(accountId: string, memory: MemoryRecord, options: { fresh?: boolean } = {}): Promise<void> {
     if (memory.turbo) return;
     if (this.deps.extractor.inline) {
-      await this.runExtraction(accountId, memory.id, 1, undefined, memory);
+      await this.runExtraction(accountId, memory.id, 1, undefined, memory, options.fresh);
       return;
     }
     await this.store(accountId).putStatus(this.status(memory.id, 'pending', null, 0));
@@ -188,6 +189,7 @@ export class KnowledgeService implements KnowledgeHooks {
     attempts: number,
     signal?: AbortSignal,
     known?: MemoryRecord,
+    fresh = false,
   ): Promise<void> {
     const store = this.store(accountId);
     try {
@@ -202,7 +204,7 @@ export class KnowledgeService implements KnowledgeHooks {
         // The memory may have been deleted or changed while the model was thinking.
         const current = await this.deps.storage.memories(accountId).get(memoryId);
         if (!current || current.contentHash !== memory.contentHash) return null;
-        return this.apply(store, memoryId, { memory: current, extraction });
+        return this.apply(store, memoryId, { memory: current, extraction }, fresh);
       });
       if (counts) await store.putStatus(this.status(memoryId, 'completed', null, attempts, counts));
     } catch (error) {
@@ -222,6 +224,7 @@ export class KnowledgeService implements KnowledgeHooks {
     store: KnowledgeStore,
     memoryId: string,
     next: { memory: MemoryRecord; extraction: Extraction } | null,
+    fresh = false,
   ): Promise<{ entities: number; facts: number }> {
     const entities = new Map<string, EntityRecord | null>();
     const facts = new Map<string, FactRecord | null>();
@@ -231,12 +234,10 @@ export class KnowledgeService implements KnowledgeHooks {
     const changedEdges = new Set<string>();
     const touchedSubjects = new Set<string>();
 
-    // 1. Forget what the memory said before.
-    const [oldEntities, oldFacts, oldEdges] = await Promise.all([
-      store.entitiesOfMemory(memoryId),
-      store.factsOfMemory(memoryId),
-      store.edgesOfMemory(memoryId),
-    ]);
+    // 1. Forget what the memory said before (a memory created just now said nothing yet).
+    const [oldEntities, oldFacts, oldEdges] = fresh
+      ? [[], [], []]
+      : await Promise.all([store.entitiesOfMemory(memoryId), store.factsOfMemory(memoryId), store.edgesOfMemory(memoryId)]);
     for (const entity of oldEntities) {
       entities.set(entity.id, withoutDocument(entity, memoryId));
       changedEntities.add(entity.id);

@@ -1,6 +1,7 @@
 import { cp } from 'node:fs/promises';
 import * as lancedb from '@lancedb/lancedb';
 import type { StoreSnapshot } from '../../core/ports.js';
+import { eq } from './predicate.js';
 import type { TableWriter } from './table-writer.js';
 
 /**
@@ -99,4 +100,20 @@ export async function backupStore(sourceUri: string, targetDir: string, writers:
     }
   }
   return copy;
+}
+
+/** Whether a data directory holds an API key with this hash (restore tells whether the CLI's key still works). */
+export async function hasKeyHash(uri: string, hash: string): Promise<boolean> {
+  const db = await lancedb.connect(uri);
+  try {
+    if (!(await tableNames(db)).includes('api_keys')) return false;
+    const table = await db.openTable('api_keys');
+    try {
+      return (await table.countRows(eq('hash', hash))) > 0;
+    } finally {
+      table.close();
+    }
+  } finally {
+    db.close();
+  }
 }

@@ -80,6 +80,7 @@ import {
 } from './schema.js';
 import { backupStore } from './backup.js';
 import { LanceKnowledgeStore } from './knowledge-store.js';
+import { gated, OperationGate } from './operation-gate.js';
 import { RecordTable } from './record-table.js';
 import { TableWriter } from './table-writer.js';
 
@@ -544,6 +545,8 @@ class LanceStorage implements Storage {
   /** Set while a backup copies the directory: maintenance (which writes outside the writers) waits for it. */
   private backingUp: Promise<unknown> | null = null;
   private backups: Promise<unknown> = Promise.resolve();
+  /** Multi-table operations; a backup copies between them. */
+  private readonly gate = new OperationGate();
   private writesSinceMaintenance = 0;
   private closed = false;
 
@@ -595,6 +598,8 @@ class LanceStorage implements Storage {
       unfinished: () => jobs.unfinished(),
     };
     this.jobItems = this.jobItemStore();
+    gated(this.accounts, this.gate, ['delete']);
+    gated(this as LanceStorage, this.gate, ['purge']);
     const watches = new RecordTable(tables.watches, watchToRow, rowToWatch);
     this.watches = {
       put: (record) => watches.upsert(record),
@@ -678,11 +683,11 @@ class LanceStorage implements Storage {
   }
 
   memories(accountId: string): MemoryStore {
-    return new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId);
+    return gated(new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId), this.gate, ['insert', 'replace', 'delete', 'putMany']);
   }
 
   knowledge(accountId: string): KnowledgeStore {
-    return new LanceKnowledgeStore(accountId, this.tables);
+    return gated(new LanceKnowledgeStore(accountId, this.tables), this.gate, ['write']);
   }
 
   totalMemories(): Promise<number> {
@@ -716,7 +721,7 @@ class LanceStorage implements Storage {
       this.backingUp = new Promise<void>((resolve) => (done = resolve));
       try {
         await running?.catch(() => undefined);
-        return await backupStore(this.uri, targetDir, Object.values(this.tables) as TableWriter[]);
+        return await this.gate.exclusive(() => backupStore(this.uri, targetDir, Object.values(this.tables) as TableWriter[]));
       } finally {
         this.backingUp = null;
         done();
