@@ -34,3 +34,8 @@ export function requireWrite(auth: AuthContext | null): AuthContext {
   }
   return context;
 }
+
+/** The space a write goes to: the one the request names, else the profile's default space (none when empty). */
+export function spaceFor(auth: AuthContext, spaceId: string | undefined): string | undefined {
+  return spaceId ?? (auth.account.settings.defaultSpace || undefined);
+}

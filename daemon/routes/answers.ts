@@ -15,7 +15,7 @@ import {
 import type { AnswerRun, AskResult } from '../../src/core/answers/ask-service.js';
 import { MemError } from '../../src/errors.js';
 import type { AppDeps } from '../deps.js';
-import { requireAuth, requireWrite } from '../plugins/auth.js';
+import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
 import { iso, parseBound, preview } from '../present.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 413: ErrorBody, 503: ErrorBody };
@@ -159,14 +159,15 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { account, tenant } = requireWrite(request.auth);
+        const auth = requireWrite(request.auth);
+        const { account, tenant } = auth;
         const body = request.body;
         await deps.accounts.assertCanStore(account, { memories: 1, bytes: Buffer.byteLength(body.content) });
         const { memory, processingTime } = await deps.turbo.save(tenant, {
           content: body.content,
           title: body.title,
           tags: body.tags,
-          spaceId: body.spaceId ?? (account.settings.defaultSpace || undefined),
+          spaceId: spaceFor(auth, body.spaceId),
         });
         return reply.status(201).send({ success: true as const, documentId: memory.id, processingTime });
       },

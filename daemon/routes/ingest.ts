@@ -11,7 +11,7 @@ import {
   WebhookSecretResponse,
 } from '../../src/api/contract.js';
 import type { AppDeps } from '../deps.js';
-import { requireAuth, requireWrite } from '../plugins/auth.js';
+import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
 import { iso, parseBound, presentJob } from '../present.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody };
@@ -35,11 +35,12 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { account, tenant } = requireWrite(request.auth);
+        const auth = requireWrite(request.auth);
+        const { account, tenant } = auth;
         const body = request.body;
         const items = body.items.map((item) => ({
           ...item,
-          spaceId: item.spaceId ?? (account.settings.defaultSpace || undefined),
+          spaceId: spaceFor(auth, item.spaceId),
           createdAt: parseBound(item.createdAt, 'start'),
         }));
         const options = { webhook: body.webhook, turbo: body.turbo };

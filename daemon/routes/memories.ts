@@ -21,7 +21,7 @@ import { assertCreatedAt } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { MemError } from '../../src/errors.js';
 import type { AppDeps } from '../deps.js';
-import { requireAuth, requireWrite } from '../plugins/auth.js';
+import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
 import { readUpload } from '../plugins/uploads.js';
 import { iso, parseBound, presentMemory, preview } from '../present.js';
 
@@ -48,10 +48,11 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { account, tenant } = requireWrite(request.auth);
+        const auth = requireWrite(request.auth);
+        const { account, tenant } = auth;
         const body = request.body;
         const upload = request.upload;
-        const spaceId = body.spaceId ?? (account.settings.defaultSpace || undefined);
+        const spaceId = spaceFor(auth, body.spaceId);
         const sent = (memory: MemoryRecord, outcome: SaveOutcome) =>
           reply.status(outcome === 'created' ? 201 : 200).send({
             success: true as const,

@@ -21,10 +21,10 @@ export function createWebhookSender(options: { allowPrivateNetworks: boolean }):
   return {
     validate: (url) => validateWebhookUrl(url),
     deliver: async (url, payload, deliver) => {
-      const result = await deliverWebhook(url, { ...payload, documents: [...payload.documents], errors: [...payload.errors] }, {
+      const result = await deliverWebhook(url, payload, {
         secret: deliver.secret,
         policy,
-        onAttempt: (attempt) => deliver.onAttempt({ ...attempt }),
+        onAttempt: deliver.onAttempt,
         ...(deliver.signal ? { signal: deliver.signal } : {}),
       });
       return { delivered: result.delivered, attempts: result.attempts };

@@ -17,20 +17,11 @@ import { bareHost, checkTarget as checkNetTarget, isAllowedAddress, refusedAddre
 /** The spec's body ("Events"). */
 /** The spec's body (Events); `timestamp` is when the job finished, the signed X-Mem-Timestamp is per attempt. */
 export type { WebhookPayload } from '../core/ingest/types.js';
-import type { WebhookPayload } from '../core/ingest/types.js';
+import type { WebhookAttempt, WebhookPayload } from '../core/ingest/types.js';
 
 /** One POST to the receiver, as the job status shows it. */
-export interface DeliveryAttempt {
-  /** 1-based. */
-  readonly attempt: number;
-  /** When the attempt started, epoch milliseconds. */
-  readonly at: number;
-  /** The receiver's HTTP status; null when no response came (policy refusal, network error, timeout). */
-  readonly status: number | null;
-  /** Why the attempt failed; null when it succeeded (2xx). */
-  readonly error: string | null;
-  readonly durationMs: number;
-}
+/** One POST to the receiver, as the job status shows it (core's WebhookAttempt). */
+export type DeliveryAttempt = WebhookAttempt;
 
 export interface WebhookPolicy {
   /** Attempts in all, the first included. */

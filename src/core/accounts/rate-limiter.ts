@@ -103,7 +103,7 @@ export class RateLimiter {
       resetAt: binding?.resetAt ?? hourEnd,
       retryAfter: allowed ? 0 : Math.max(1, Math.ceil(((binding?.resetAt ?? hourEnd) - now) / 1000)),
       window: binding?.window ?? 'hour',
-      requestsThisHour: Math.max(accountCounter.hourCount, 0),
+      requestsThisHour: accountCounter.hourCount,
       hourlyLimit: limits.hourly,
       requestsThisMonth: accountCounter.monthCount,
       monthlyLimit: limits.monthly,

@@ -14,10 +14,15 @@ export interface DocumentSource {
   fromFile(body: Buffer, contentType: string, filename?: string): Promise<ExtractedDocument>;
 }
 
+/** One POST to a webhook receiver. */
 export interface WebhookAttempt {
+  /** 1-based. */
   readonly attempt: number;
+  /** When the attempt started, epoch milliseconds. */
   readonly at: number;
+  /** The receiver's HTTP status; null when no response came (policy refusal, network error, timeout). */
   readonly status: number | null;
+  /** Why the attempt failed; null when it succeeded (2xx). */
   readonly error: string | null;
   readonly durationMs: number;
 }
