@@ -80,6 +80,11 @@ describe('the built-in extractive answerer', () => {
     expect((await answer('How long do I bake the lasagna?', bake, 'smart')).text).toBe('45 minutes — Bake it for 45 minutes at 180 degrees.');
     const nameless = [source('n', 'Melanie: I ran a charity race for mental health last Saturday.')];
     expect((await answer('Who ran the charity race?', nameless)).text).toBe('Melanie');
+    const visit = [source('v', 'Ana from Globex visits Lisbon on 3 December for the data platform review.')];
+    expect((await answer('Where is Ana going?', visit)).text).toBe('Lisbon');
+    expect((await answer('Who visits Lisbon?', visit)).text).toBe('Ana');
+    const party = [source('y', 'Caroline and Melanie went to the party at Jon\'s place.')];
+    expect((await answer('Who went to the party?', party)).text).toBe('Caroline and Melanie');
     const none = [source('x', 'the kids loved the pottery class.')];
     expect((await answer('Where was the pottery class?', none)).text).toBe('the kids loved the pottery class.');
   });

@@ -43,16 +43,34 @@ function isCompound(question: string): boolean {
  */
 function answerSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>): string | undefined {
   if (kind === 'who' || kind === 'where') {
-    const label = kind === 'who' ? speakerLabel(sentence) : undefined;
-    const found = [...(label ? [label] : []), ...properNouns(sentence)];
-    const names = [...new Set(found)].filter((name) => !questionNames.has(name.toLowerCase()) && ![...questionNames].some((q) => q.includes(name.toLowerCase())));
+    const asked = (name: string) => questionNames.has(name.toLowerCase()) || [...questionNames].some((q) => q.includes(name.toLowerCase()));
+    const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     if (kind === 'where') {
-      // A place follows in/at/to/from/near: prefer those names.
-      const placed = names.filter((name) => new RegExp(`\\b(?:in|at|to|from|near|around|visit(?:ed|ing)?)\\s+(?:the\\s+)?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u').test(sentence));
-      const chosen = placed.length > 0 ? placed : names;
-      return chosen.length > 0 ? chosen.slice(0, 2).join(', ') : undefined;
+      // Only a name after a place word answers "where" ("from Globex" is an origin, often a company).
+      const placed = properNouns(sentence).filter(
+        (name) => !asked(name) && new RegExp(`\\b(?:in|at|to|near|around|visit(?:s|ed|ing)?)\\s+(?:the\\s+)?${escape(name)}`, 'u').test(sentence),
+      );
+      return placed.length > 0 ? placed.slice(0, 2).join(', ') : undefined;
     }
-    return names.length > 0 && names.length <= 3 ? names.join(', ') : undefined;
+    // "Who" asks for the subject: the first name of the sentence (a leading name counts here), or the speaker,
+    // with names joined to it by "and" ("Caroline and Melanie").
+    const label = speakerLabel(sentence);
+    const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
+    const names = properNouns(`and ${text}`)
+      .filter((name) => !asked(name))
+      .map((name) => ({ name, at: text.indexOf(name) }))
+      .filter((entry) => entry.at >= 0)
+      .sort((x, y) => x.at - y.at);
+    const first = label && !asked(label) ? { name: label, at: -1 } : names[0];
+    if (!first) return undefined;
+    const picked = [first.name];
+    for (const next of names) {
+      if (next.at <= first.at || picked.includes(next.name)) continue;
+      const between = text.slice(first.at + first.name.length, next.at);
+      if (first.at >= 0 && /^\s*(?:,|and|&)\s*$/u.test(between)) picked.push(next.name);
+      break;
+    }
+    return picked.join(' and ');
   }
   if (kind === 'quantity') {
     const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
