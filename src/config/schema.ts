@@ -94,7 +94,7 @@ export const CONFIG_SCHEMA = {
   'embedding.workers': key({
     schema: z.coerce.number().int().min(1).max(8),
     default: Math.min(2, Math.max(1, availableParallelism())),
-    description: 'Worker threads running the built-in embedder (default: 2, or 1 on a single core).',
+    description: 'Most worker threads running the built-in embedder (default: 2, or 1 on a single core): one runs at rest, more start under load and stop after 30 s idle.',
     env: 'MEM_EMBED_WORKERS',
     requiresRestart: true,
   }),

@@ -15,6 +15,9 @@ interface WorkerSlot {
   busy: boolean;
   ready: Promise<void>;
   inFlight: Map<number, PendingText[]>;
+  /** Set when the pool retires the worker (idle): its exit is not a failure. */
+  retired: boolean;
+  idleTimer: NodeJS.Timeout | null;
 }
 
 type WorkerMessage =
@@ -29,10 +32,22 @@ const MAX_BATCH = 32;
 /** USE-lite works on sentences and short passages; longer input only costs time. */
 const MAX_CHARS = 2000;
 
+/** An extra worker with nothing to do for this long is stopped (each holds ~130 MB: tfjs, WASM heap, weights). */
+const DEFAULT_IDLE_MS = 30_000;
+
+export interface BuiltinEmbeddingOptions {
+  /** How long an extra worker may sit idle before it is stopped (default 30 s). */
+  readonly idleMs?: number;
+}
+
 /**
  * The built-in, offline embedder: Universal Sentence Encoder lite (512-d, weights shipped in the npm
  * package) running in worker threads. Concurrent requests are micro-batched: whatever texts are waiting
  * when a worker frees up go to it together.
+ *
+ * The pool is elastic: one worker runs from init(); more (up to `maxWorkers`) start when texts are left
+ * waiting because every worker is busy (bulk imports, concurrent saves), and stop again after `idleMs`
+ * without work. A daemon that mostly answers searches keeps one worker's memory, not `maxWorkers`.
  */
 export class BuiltinEmbeddingModel implements EmbeddingModel {
   readonly provider = 'builtin';
@@ -43,12 +58,64 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
   private readonly queue: PendingText[] = [];
   private nextId = 1;
   private closed = false;
+  /** Extra workers being started (counted against maxWorkers). */
+  private starting = 0;
+  private readonly idleMs: number;
 
-  constructor(private readonly workerCount: number = 1) {}
+  constructor(
+    private readonly maxWorkers: number = 1,
+    options: BuiltinEmbeddingOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  }
+
+  /** Workers running now (1 at rest; up to maxWorkers under load). */
+  get workers(): number {
+    return this.slots.length;
+  }
 
   async init(): Promise<void> {
     if (this.slots.length > 0) return;
-    for (let i = 0; i < this.workerCount; i++) this.slots.push(await this.startWorker());
+    this.slots.push(await this.startWorker());
+  }
+
+  /** Starts one more worker in the background when texts wait and the pool may grow. */
+  private grow(): void {
+    if (this.closed || this.queue.length === 0 || this.slots.length + this.starting >= this.maxWorkers) return;
+    this.starting += 1;
+    this.startWorker().then(
+      (slot) => {
+        this.starting -= 1;
+        if (this.closed) {
+          slot.retired = true;
+          void slot.worker.terminate();
+          return;
+        }
+        this.slots.push(slot);
+        this.pump();
+        this.idleLater(slot);
+      },
+      () => {
+        // The pool goes on with the workers it has; a later backlog tries again.
+        this.starting -= 1;
+      },
+    );
+  }
+
+  /** An extra worker that stays idle for idleMs is stopped; the first one always stays. */
+  private idleLater(slot: WorkerSlot): void {
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    slot.idleTimer = null;
+    if (slot.busy || slot === this.slots[0]) return;
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = null;
+      const index = this.slots.indexOf(slot);
+      if (slot.busy || index <= 0) return;
+      this.slots.splice(index, 1);
+      slot.retired = true;
+      void slot.worker.terminate();
+    }, this.idleMs);
+    slot.idleTimer.unref();
   }
 
   /**
@@ -80,7 +147,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
         )
       : new Worker(workerUrl);
     worker.unref();
-    const slot: WorkerSlot = { worker, busy: false, ready: Promise.resolve(), inFlight: new Map() };
+    const slot: WorkerSlot = { worker, busy: false, ready: Promise.resolve(), inFlight: new Map(), retired: false, idleTimer: null };
     slot.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') resolve();
@@ -92,7 +159,11 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
         this.failSlot(slot, error);
       });
       worker.on('exit', (code) => {
-        if (!this.closed) this.failSlot(slot, new Error(`embedding worker exited with code ${code}`));
+        if (this.closed || slot.retired) return;
+        // A crashed worker leaves the pool (the first one is replaced on the next embed).
+        const index = this.slots.indexOf(slot);
+        if (index >= 0) this.slots.splice(index, 1);
+        this.failSlot(slot, new Error(`embedding worker exited with code ${code}`));
       });
     });
     return slot;
@@ -118,6 +189,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
       }
     }
     this.pump();
+    this.idleLater(slot);
   }
 
   private pump(): void {
@@ -127,9 +199,13 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
       const batch = this.queue.splice(0, MAX_BATCH);
       const id = this.nextId++;
       slot.busy = true;
+      if (slot.idleTimer) clearTimeout(slot.idleTimer);
+      slot.idleTimer = null;
       slot.inFlight.set(id, batch);
       slot.worker.postMessage({ id, texts: batch.map((item) => item.text) });
     }
+    // Texts still waiting: every worker is busy.
+    this.grow();
   }
 
   async doEmbed(texts: readonly string[]): Promise<Float32Array[]> {
@@ -149,6 +225,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     this.closed = true;
     const error = new MemError('MODEL_UNAVAILABLE', 'The built-in embedder is shut down.');
     for (const item of this.queue.splice(0)) item.reject(error);
+    for (const slot of this.slots) if (slot.idleTimer) clearTimeout(slot.idleTimer);
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
     this.slots.length = 0;
   }

@@ -1,0 +1,51 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { BuiltinEmbeddingModel } from '../../src/providers/builtin/builtin-embedding-model.js';
+
+const texts = Array.from({ length: 160 }, (_, i) => `note ${i}: met Sarah about the roadmap, then booked a train to Lisbon for day ${i % 7}`);
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += (a[i] ?? 0) * (b[i] ?? 0);
+  return dot;
+}
+
+describe('built-in embedder worker pool', () => {
+  const pool = new BuiltinEmbeddingModel(2, { idleMs: 200 });
+  afterAll(() => pool.close());
+
+  it('runs one worker at rest, grows under a backlog, and shrinks back when idle', async () => {
+    await pool.init();
+    expect(pool.workers).toBe(1);
+    const single = await pool.doEmbed(texts.slice(0, 4));
+
+    let most = pool.workers;
+    const watch = setInterval(() => (most = Math.max(most, pool.workers)), 5);
+    const vectors = await pool.doEmbed(texts);
+    clearInterval(watch);
+    expect(most).toBe(2);
+    expect(vectors).toHaveLength(texts.length);
+    // The same text gives the same vector whichever worker embedded it.
+    for (let i = 0; i < 4; i++) expect(cosine(vectors[i] as Float32Array, single[i] as Float32Array)).toBeCloseTo(1, 5);
+
+    const deadline = Date.now() + 10_000;
+    while (pool.workers > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pool.workers).toBe(1);
+    // The pool still embeds after the extra worker has gone, and grows again on demand.
+    const again = await pool.doEmbed(texts.slice(0, 2));
+    expect(cosine(again[0] as Float32Array, single[0] as Float32Array)).toBeCloseTo(1, 5);
+  }, 60_000);
+
+  it('never grows past its maximum', async () => {
+    const one = new BuiltinEmbeddingModel(1);
+    try {
+      await one.init();
+      let most = one.workers;
+      const watch = setInterval(() => (most = Math.max(most, one.workers)), 5);
+      await one.doEmbed(texts.slice(0, 80));
+      clearInterval(watch);
+      expect(most).toBe(1);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+});
