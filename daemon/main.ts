@@ -105,6 +105,8 @@ export async function runDaemon(options: RunDaemonOptions = {}): Promise<void> {
       process.exit(0);
     }
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // `on`, not `once`: a repeated signal (Ctrl-C reaches a `mem serve` and the child it runs) must not
+  // kill the process halfway through its graceful shutdown.
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }

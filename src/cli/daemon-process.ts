@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { allocatorEnv } from './allocator.js';
 import { isAlive, readRunFile, type RunFileInfo } from '../client/discovery.js';
 import { MemClient } from '../client/http-client.js';
 import type { LoadedConfig } from '../config/load-config.js';
@@ -39,7 +40,8 @@ export async function startDaemonInBackground(
   const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'mem.js'), 'serve', ...extraArgs], {
     detached: true,
     stdio: ['ignore', out, out],
-    env: process.env,
+    // Set here, so `mem serve` need not start itself again with them (and its pid is the daemon's).
+    env: { ...process.env, ...allocatorEnv() },
   });
   closeSync(out);
   let exited: number | null = null;

@@ -6,6 +6,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { MemError } from '../../errors.js';
 import { configFor, outputFor } from '../context.js';
 import { runningDaemon, startDaemonInBackground, stopDaemon } from '../daemon-process.js';
+import { rerunWithAllocatorSettings } from '../allocator.js';
 import { style, table } from '../output.js';
 
 /** For serve and daemon start, the global --host names the address to bind (as in `mem serve --host 0.0.0.0`). */
@@ -46,6 +47,11 @@ export function registerDaemonCommands(program: Command): void {
     .option('--bind <address>', 'address to bind (default 127.0.0.1; 0.0.0.0 exposes it to your network); also --host')
     .addHelpText('after', '\nExamples:\n  $ mem serve\n  $ MEM_HOME=/tmp/x mem serve --port 7400\n  $ mem serve --host 0.0.0.0   # reachable from your network: think twice')
     .action(async (options: { port?: string; bind?: string }, command: Command) => {
+      const rerun = rerunWithAllocatorSettings();
+      if (rerun) {
+        process.exitCode = await rerun;
+        return;
+      }
       const { runDaemon } = await import('../../../daemon/main.js');
       const bind = bindAddress(options, command);
       await runDaemon({
