@@ -209,5 +209,7 @@ export interface MaintenanceReport {
   readonly compactedFragments: number;
   readonly prunedVersions: number;
   readonly vectorIndex: string;
+  /** Scalar indexes on the memory and passage tables (0 below 5,000 rows). */
+  readonly scalarIndexes: number;
   readonly durationMs: number;
 }

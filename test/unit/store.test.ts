@@ -156,6 +156,41 @@ describe('LanceDB memory store', () => {
     expect((await store.list({ tags: ['edited'] }, { limit: 100, offset: 0 })).total).toBeGreaterThan(0);
   });
 
+  it('scalar indexes, once a table is large enough, give the same answers for every filter', async () => {
+    const indexDir = mkdtempSync(join(tmpdir(), 'mem-store-index-'));
+    const indexed = await openLanceStore({ uri: indexDir, vectorSpace: { modelId: 'test/model', dimension: DIM }, scalarIndexMinRows: 20 });
+    try {
+      const store = indexed.memories('usr_idx');
+      const other = indexed.memories('usr_other');
+      const day = 86_400_000;
+      const records = Array.from({ length: 30 }, (_, i) =>
+        memory({ content: `row ${i}`, tags: i % 3 === 0 ? ['red'] : ['blue', "o'neil"], spaceId: i % 2 ? 'work' : '', createdAt: Date.UTC(2026, 0, 1) + i * day }),
+      );
+      for (const [i, record] of records.entries()) await store.insert(record, [{ seq: 0, text: `row ${i}`, vector: vec(1, i, 0, 1) }]);
+      await other.insert(memory({ content: 'someone else', tags: ['red'] }), [{ seq: 0, text: 'x', vector: vec(1, 1, 0, 1) }]);
+      const filters = [{}, { tags: ['red'] }, { tags: ["o'neil"] }, { spaceId: 'work' }, { after: Date.UTC(2026, 0, 10), before: Date.UTC(2026, 0, 20) }, { spaceId: '', tags: ['blue'] }];
+      const answers = async () => ({
+        lists: await Promise.all(filters.map(async (filter) => (await store.list(filter, { limit: 100, offset: 0 })).items.map((m) => m.id).sort())),
+        searches: await Promise.all(filters.map(async (filter) => (await store.vectorSearch(vec(1, 5, 0, 1), filter, 100)).map((hit) => hit.memoryId).sort())),
+        gets: await Promise.all(records.slice(0, 5).map(async (record) => (await store.get(record.id))?.id)),
+      });
+      const before = await answers();
+      expect((await indexed.maintain()).scalarIndexes).toBe(10);
+      expect(await answers()).toEqual(before);
+      // Rows written after the indexes are found too (searched flat until the next pass folds them in).
+      const late = memory({ content: 'late', tags: ['red'], spaceId: 'work' });
+      await store.insert(late, [{ seq: 0, text: 'late', vector: vec(1, 2, 0, 1) }]);
+      expect((await store.list({ tags: ['red'], spaceId: 'work' }, { limit: 100, offset: 0 })).items.map((m) => m.id)).toContain(late.id);
+      expect((await store.get(late.id))?.id).toBe(late.id);
+      expect((await indexed.maintain()).scalarIndexes).toBe(10);
+      expect((await store.vectorSearch(vec(1, 2, 0, 1), { tags: ['red'] }, 100)).map((hit) => hit.memoryId)).toContain(late.id);
+      expect((await other.list({}, { limit: 100, offset: 0 })).total).toBe(1);
+    } finally {
+      await indexed.close();
+      rmSync(indexDir, { recursive: true, force: true });
+    }
+  });
+
   it('reopening keeps data and refuses a newer schema', async () => {
     const again = await openLanceStore({ uri: dir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
     expect(await again.totalMemories()).toBe(await storage.totalMemories());

@@ -90,6 +90,29 @@ type Row = Record<string, unknown>;
 const KEEP_VERSIONS_MS = 10 * 60_000;
 /** Below this many vectors brute force is exact and fast enough (~14 ms at 10k); above it, IVF_FLAT. */
 const VECTOR_INDEX_MIN_ROWS = 50_000;
+/** Below this many rows a filter scans fast enough; above it, the columns filters use get scalar indexes. */
+const SCALAR_INDEX_MIN_ROWS = 5_000;
+/**
+ * Scalar indexes of the columns every lookup and filter uses (LanceDB prefilters with them, and
+ * optimize() folds new rows into them): ids and memory ids (btree), account (bitmap: few values),
+ * space and creation time (btree), tags (labelList: array_has_any).
+ */
+const SCALAR_INDEXES: Readonly<Record<'memories' | 'chunks', readonly (readonly [string, 'btree' | 'bitmap' | 'labelList'])[]>> = {
+  memories: [
+    ['id', 'btree'],
+    ['account_id', 'bitmap'],
+    ['space_id', 'btree'],
+    ['created_at', 'btree'],
+    ['tags', 'labelList'],
+  ],
+  chunks: [
+    ['memory_id', 'btree'],
+    ['account_id', 'bitmap'],
+    ['space_id', 'btree'],
+    ['created_at', 'btree'],
+    ['tags', 'labelList'],
+  ],
+};
 
 export interface OpenLanceStoreOptions {
   readonly uri: string;
@@ -107,6 +130,8 @@ export interface OpenLanceStoreOptions {
    * grew past 2 GB at 10k memories). Caps in MiB.
    */
   readonly cacheMb?: { readonly index: number; readonly metadata: number };
+  /** Rows a memory or passage table needs before maintenance gives it scalar indexes (default 5,000). */
+  readonly scalarIndexMinRows?: number;
 }
 
 const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
@@ -754,13 +779,38 @@ class LanceStorage implements Storage {
       prunedVersions += stats.prune.oldVersionsRemoved;
     }
     const vectorIndex = await this.ensureVectorIndex();
+    const scalarIndexes = await this.ensureScalarIndexes();
     return {
       tables: writers.length,
       compactedFragments,
       prunedVersions,
       vectorIndex,
+      scalarIndexes,
       durationMs: Date.now() - started,
     };
+  }
+
+  /** Creates the missing scalar indexes of tables past SCALAR_INDEX_MIN_ROWS; returns how many exist. */
+  private async ensureScalarIndexes(): Promise<number> {
+    let count = 0;
+    for (const name of ['memories', 'chunks'] as const) {
+      const table = this.tables[name].table;
+      const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
+      const wanted = SCALAR_INDEXES[name];
+      if (wanted.every(([column]) => existing.has(column))) {
+        count += wanted.length;
+        continue;
+      }
+      if ((await table.countRows()) < (this.options.scalarIndexMinRows ?? SCALAR_INDEX_MIN_ROWS)) continue;
+      for (const [column, kind] of wanted) {
+        if (!existing.has(column)) {
+          const config = kind === 'btree' ? lancedb.Index.btree() : kind === 'bitmap' ? lancedb.Index.bitmap() : lancedb.Index.labelList();
+          await table.createIndex(column, { config });
+        }
+        count += 1;
+      }
+    }
+    return count;
   }
 
   /** IVF_FLAT once the vector table is large enough (recall 0.996 at ~20 ms per STACK.md; IVF_PQ had 0.35). */
