@@ -153,7 +153,12 @@ export class MemoryService {
     const now = this.now();
     if (input.createdAt !== undefined) assertCreatedAt(input.createdAt, now);
     const createdAt = input.createdAt ?? now;
-    const chunks = await this.embedChunks(input.content, title);
+    const turbo = input.turbo ?? false;
+    // The passages go to the embedding worker first; an inline extractor then works on the main thread
+    // meanwhile (two cores busy instead of one after the other).
+    const embedding = this.embedChunks(input.content, title);
+    const extraction = turbo ? null : (this.deps.knowledge?.extractAhead?.(input.content, createdAt) ?? null);
+    const chunks = await embedding;
     const memory: MemoryRecord = {
       // Ids sort by time: a memory dated in the past gets an id of its date (ULIDs start in 1970).
       id: input.id ?? newId('memory', Math.max(0, Math.floor(createdAt))),
@@ -166,11 +171,13 @@ export class MemoryService {
       createdAt,
       updatedAt: null,
       contentHash: contentHash(input.content),
-      turbo: input.turbo ?? false,
+      turbo,
     };
     await this.store(accountId).insert(memory, chunks);
     // Turbo saves skip extraction; inline extractors finish before the save returns.
-    if (!memory.turbo) await this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true });
+    if (!memory.turbo) {
+      await this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true, unseen: input.id === undefined, ...(extraction ? { extraction } : {}) });
+    }
     return memory;
   }
 

@@ -150,7 +150,8 @@ export interface KnowledgeStore {
   edgesTouching(ids: readonly string[], within?: boolean): Promise<EdgeRecord[]>;
   write(changes: KnowledgeChanges): Promise<void>;
   getStatus(memoryId: string): Promise<ExtractionStatusRecord | null>;
-  putStatus(record: ExtractionStatusRecord): Promise<void>;
+  /** `fresh`: the memory has no status row yet, so the row is appended instead of merged. */
+  putStatus(record: ExtractionStatusRecord, options?: { fresh?: boolean }): Promise<void>;
   deleteStatus(memoryIds: readonly string[]): Promise<void>;
   statusesIn(states: readonly ExtractionState[]): Promise<ExtractionStatusRecord[]>;
   /** Row counts of every knowledge table for this account (tests check nothing is orphaned). */

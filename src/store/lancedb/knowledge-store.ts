@@ -335,16 +335,21 @@ export class LanceKnowledgeStore implements KnowledgeStore {
 
   async write(changes: KnowledgeChanges): Promise<void> {
     const id = this.accountId;
-    // One commit per table that changes. A crash in between leaves records that the next save or delete
-    // of the same memory re-derives (every record is a function of its per-memory contributions).
-    await applyTo(this.tables.facts, id, (changes.upsertFacts ?? []).map((fact) => factToRow(id, fact)), changes.deleteFacts ?? []);
-    await applyTo(this.tables.edges, id, (changes.upsertEdges ?? []).map((edge) => edgeToRow(id, edge)), changes.deleteEdges ?? []);
-    await applyTo(
-      this.tables.entities,
-      id,
-      (changes.upsertEntities ?? []).map((entity) => entityToRow(id, entity)),
-      changes.deleteEntities ?? [],
-    );
+    // One commit per table that changes, the three tables at once. A crash in between leaves records that
+    // the next save or delete of the same memory re-derives (every record is a function of its per-memory
+    // contributions).
+    const results = await Promise.allSettled([
+      applyTo(this.tables.facts, id, (changes.upsertFacts ?? []).map((fact) => factToRow(id, fact)), changes.deleteFacts ?? []),
+      applyTo(this.tables.edges, id, (changes.upsertEdges ?? []).map((edge) => edgeToRow(id, edge)), changes.deleteEdges ?? []),
+      applyTo(
+        this.tables.entities,
+        id,
+        (changes.upsertEntities ?? []).map((entity) => entityToRow(id, entity)),
+        changes.deleteEntities ?? [],
+      ),
+    ]);
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async getStatus(memoryId: string): Promise<ExtractionStatusRecord | null> {
@@ -352,8 +357,10 @@ export class LanceKnowledgeStore implements KnowledgeStore {
     return rows[0] ? rowToStatus(rows[0] as Row) : null;
   }
 
-  putStatus(record: ExtractionStatusRecord): Promise<void> {
-    return applyTo(this.tables.extractionStatus, this.accountId, [statusToRow(this.accountId, record)], []);
+  putStatus(record: ExtractionStatusRecord, options: { fresh?: boolean } = {}): Promise<void> {
+    const row = statusToRow(this.accountId, record);
+    if (options.fresh) return this.tables.extractionStatus.append([row]);
+    return applyTo(this.tables.extractionStatus, this.accountId, [row], []);
   }
 
   deleteStatus(memoryIds: readonly string[]): Promise<void> {
