@@ -1,20 +1,20 @@
 /**
- * `npm run bench [-- --quick] [-- --only latency,locomo,scifact,query,answers,overhead,ingest] [-- --locomo FILE] [-- --scifact DIR]`:
+ * `npm run bench [-- --quick] [-- --only scale,locomo,scifact,query,answers,overhead,ingest] [-- --locomo FILE] [-- --scifact DIR]`:
  * builds (npm does), runs the chosen benchmarks one after another, each against its own fresh daemon,
  * prints every figure, and writes bench/results/latest.json (machine, mem version, date, figures).
  */
 import { parseArgs } from 'node:util';
 import { runAnswers } from './answers.js';
-import { runLatency } from './latency.js';
 import { runOverhead } from './overhead.js';
 import { runIngestBench } from './ingest.js';
 import { runQueryBench } from './query.js';
 import { envelope, machine, measure, printResult, writeJson, type BenchResult } from './lib/report.js';
 import { runLocomo } from './retrieval-dialog.js';
 import { runScifact } from './retrieval-beir.js';
+import { runScale } from './scale.js';
 import { VERSION } from '../src/version.js';
 
-const BENCHMARKS = ['latency', 'locomo', 'scifact', 'query', 'answers', 'overhead', 'ingest'] as const;
+const BENCHMARKS = ['scale', 'locomo', 'scifact', 'ingest', 'overhead', 'query', 'answers'] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 function isBenchName(value: string): value is BenchName {
@@ -51,8 +51,8 @@ const results: BenchResult[] = [];
 for (const name of chosen.filter(isBenchName)) {
   process.stderr.write(`\n> ${name}${values.quick ? ' (quick)' : ''}\n`);
   const result = await measure(() =>
-    name === 'latency'
-      ? runLatency({ quick: values.quick })
+    name === 'scale'
+      ? runScale({ quick: values.quick })
       : name === 'locomo'
         ? runLocomo({ file: values.locomo, quick: values.quick })
         : name === 'scifact'

@@ -38,7 +38,7 @@ export interface BenchDaemon {
   readonly client: MemClient;
   /** The temporary MEM_HOME (removed by stop()). */
   readonly home: string;
-  /** The daemon's process id (a new one after compact()). */
+  /** The daemon's process id (from its run file; a new one after compact()). */
   pid(): number;
   /** Resident set size of the daemon process now, in MiB (VmRSS of /proc/<pid>/status; NaN off Linux). */
   rssMb(): number;
@@ -59,6 +59,13 @@ export interface BenchDaemon {
    * embedding cache would otherwise answer a second pass over the same questions).
    */
   restart(): Promise<void>;
+  /** Stops the daemon process and keeps its home (for work on the data directory while it is down). */
+  halt(): Promise<void>;
+  /**
+   * Starts the daemon (stopped or not) on the same home and times a cold start: from spawn to the first
+   * answered GET /health, and to the first successful `firstRequest` (retried every 10 ms until it answers).
+   */
+  coldStart(firstRequest: () => Promise<unknown>): Promise<{ toHealthMs: number; toFirstAnswerMs: number }>;
   /** SIGTERM, wait for the graceful shutdown (SIGKILL after 30 s), then remove the temporary home. */
   stop(): Promise<void>;
 }
@@ -212,7 +219,7 @@ async function launch(bin: string, env: NodeJS.ProcessEnv, port: number): Promis
   }
 }
 
-async function launchOnce(bin: string, env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+async function launchOnce(bin: string, env: NodeJS.ProcessEnv, port: number, pollMs = 100): Promise<ChildProcess> {
   const child = spawn(process.execPath, [bin, 'serve', '--port', String(port)], {
     cwd: REPO_ROOT,
     env,
@@ -243,7 +250,7 @@ async function launchOnce(bin: string, env: NodeJS.ProcessEnv, port: number): Pr
       () => false,
     );
     if (healthy) return child;
-    await sleep(100);
+    await sleep(pollMs);
   }
 }
 
@@ -276,12 +283,26 @@ export async function startDaemon(options: StartOptions = {}): Promise<BenchDaem
   });
   const port = await freePort();
   const logFile = join(home, 'state', 'daemon.log');
+  const runFile = join(home, 'state', 'daemon.json');
   const configFile = join(home, 'config', 'config.json');
   let child: ChildProcess | null = null;
   let peak = Number.NaN;
 
+  // `mem serve` on Linux runs the daemon as its child (with glibc's allocator settings, src/cli/allocator.ts):
+  // memory figures are the daemon's, whose pid its run file holds.
+  const daemonPid = (): number => {
+    if (!child?.pid) return 0;
+    try {
+      const pid = (JSON.parse(readFileSync(runFile, 'utf8')) as { pid?: unknown }).pid;
+      if (typeof pid === 'number' && pid > 0) return pid;
+    } catch {
+      // not written yet
+    }
+    return child.pid;
+  };
   const notePeak = () => {
-    const now = child?.pid ? procStatusMb(child.pid, 'VmHWM') : Number.NaN;
+    const pid = daemonPid();
+    const now = pid ? procStatusMb(pid, 'VmHWM') : Number.NaN;
     if (Number.isFinite(now) && (Number.isNaN(peak) || now > peak)) peak = now;
   };
   const maintenancePasses = () => {
@@ -316,8 +337,8 @@ export async function startDaemon(options: StartOptions = {}): Promise<BenchDaem
       key,
       home,
       client: new MemClient({ baseUrl: url, apiKey: key, timeoutMs: options.timeoutMs ?? 120_000 }),
-      pid: () => child?.pid ?? 0,
-      rssMb: () => (child?.pid ? procStatusMb(child.pid, 'VmRSS') : Number.NaN),
+      pid: daemonPid,
+      rssMb: () => (daemonPid() ? procStatusMb(daemonPid(), 'VmRSS') : Number.NaN),
       peakRssMb() {
         notePeak();
         return peak;
@@ -348,6 +369,24 @@ export async function startDaemon(options: StartOptions = {}): Promise<BenchDaem
       async restart() {
         await stopChild();
         child = await launch(bin, env, port);
+      },
+      halt: stopChild,
+      async coldStart(firstRequest) {
+        await stopChild();
+        const started = performance.now();
+        // One attempt, polled every 10 ms: a retried start would not be a cold start's time.
+        child = await launchOnce(bin, env, port, 10);
+        const toHealthMs = performance.now() - started;
+        for (;;) {
+          try {
+            await firstRequest();
+            break;
+          } catch (error) {
+            if (performance.now() - started > START_TIMEOUT_MS) throw error;
+            await sleep(10);
+          }
+        }
+        return { toHealthMs, toFirstAnswerMs: performance.now() - started };
       },
       stop,
     };
