@@ -19,9 +19,9 @@
  *
  * At each size, after loading and a compaction pass (bench/lib/daemon.ts: compact()), one request at a time:
  *   search semantic / hybrid, each without and with filters (a tag; a space and a 6-month range),
- *   the same semantic and hybrid queries done in-process after the HTTP pass (the daemon stopped, the same
- *   data directory opened by MemoryService with the built-in embedder in this process, whose query
- *   embedding cache starts empty),
+ *   then the same queries in-process (the daemon stopped, the same data directory opened by MemoryService
+ *   with the built-in embedder in this process, whose query embedding cache starts empty; the daemon is
+ *   started again afterwards),
  *   query (filters: tag + metadata + date range; aggregations: countByTag + week histogram),
  *   ask (built-in, default tier) and turbo ask, remind, entities (top 20), graph at depth 3, usage,
  *   then standard save and turbo save;
@@ -38,6 +38,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import * as lancedb from '@lancedb/lancedb';
 import { loadConfig } from '../src/config/load-config.js';
 import { derivedMemoryId } from '../src/core/export/format.js';
 import { KnowledgeService } from '../src/core/knowledge/knowledge-service.js';
@@ -416,6 +417,22 @@ function directoryBytes(path: string): number {
   return total;
 }
 
+/** Bytes of the current version of every table (LanceDB's table statistics), indexes not included. */
+async function liveTableBytes(uri: string): Promise<number> {
+  const db = await lancedb.connect(uri);
+  try {
+    let total = 0;
+    for (const name of await db.tableNames()) {
+      const table = await db.openTable(name);
+      total += (await table.stats()).totalBytes;
+      table.close();
+    }
+    return total;
+  } finally {
+    db.close();
+  }
+}
+
 // ---- the benchmark ----------------------------------------------------------------------------------------------
 
 interface SizeFigures {
@@ -431,7 +448,11 @@ interface SizeFigures {
   /** Right after the concurrency runs (extra embedding workers still up; they stop after 30 s idle). */
   readonly rssAfterConcurrencyMb: number;
   readonly peakRssMb: number;
-  readonly disk: { readonly bytes: number; readonly bytesPerMemory: number };
+  /**
+   * The data directory as it is (old versions younger than 10 minutes are kept for readers in flight, so
+   * right after a load it holds several), and the live data: the current version of every table.
+   */
+  readonly disk: { readonly bytes: number; readonly bytesPerMemory: number; readonly liveBytes: number; readonly liveBytesPerMemory: number };
   readonly coldStart: { readonly toHealthMs: number; readonly toFirstSearchMs: number };
 }
 
@@ -485,6 +506,13 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
           warmUp,
         );
       }
+      // In-process, on the same tables in the same state: the daemon stops (one writer per data directory),
+      // the same searches run here, and the daemon starts again for the rest.
+      process.stderr.write(`  ${size}: the same searches in-process\n`);
+      await daemon.halt();
+      const inProcess = await searchInProcess(daemon.home, tenant, work.searches);
+      await daemon.restart();
+
       for (const op of work.ops) {
         process.stderr.write(`  ${size}: ${op.name}\n`);
         sequential[op.name] = await timeSequential(op, op.name === 'usage' || op.name === 'graph depth 3' ? Math.min(50, timedCount) : timedCount, warmUp);
@@ -511,11 +539,9 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
       const rssAfterConcurrencyMb = round(daemon.rssMb(), 0);
       const peakRssMb = round(daemon.peakRssMb(), 0);
 
-      // In-process: the daemon stops (one writer per data directory), the same searches run here.
-      process.stderr.write(`  ${size}: the same searches in-process\n`);
       await daemon.halt();
-      const inProcess = await searchInProcess(daemon.home, tenant, work.searches);
       const bytes = directoryBytes(join(daemon.home, 'data'));
+      const liveBytes = await liveTableBytes(join(daemon.home, 'data', 'lancedb'));
       const total = await daemon.coldStart(() => daemon.client.search({ query: queries.query(), limit: 10 }));
       const count = (await daemon.client.listMemories({ limit: 1 })).pagination.total;
 
@@ -531,7 +557,7 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
         rssMb,
         rssAfterConcurrencyMb,
         peakRssMb,
-        disk: { bytes, bytesPerMemory: Math.round(bytes / count) },
+        disk: { bytes, bytesPerMemory: Math.round(bytes / count), liveBytes, liveBytesPerMemory: Math.round(liveBytes / count) },
         coldStart: { toHealthMs: round(total.toHealthMs, 0), toFirstSearchMs: round(total.toFirstAnswerMs, 0) },
       });
     }
@@ -571,7 +597,7 @@ function report(results: readonly SizeFigures[], quick: boolean): BenchResult {
   };
   const resources: Table = {
     title: 'load, memory, disk, cold start',
-    header: ['memories', 'loaded/s', 'from cache', 'compaction s', 'RSS MB', 'RSS after concurrency', 'peak RSS MB', 'disk MB', 'bytes/memory', 'cold start ms (health / first search)'],
+    header: ['memories', 'loaded/s', 'from cache', 'compaction s', 'RSS MB', 'RSS after concurrency', 'peak RSS MB', 'disk MB', 'bytes/memory', 'live bytes/memory', 'cold start ms (health / first search)'],
     rows: results.map((r) => [
       r.memories,
       r.load.memoriesPerSecond,
@@ -582,6 +608,7 @@ function report(results: readonly SizeFigures[], quick: boolean): BenchResult {
       r.peakRssMb,
       round(r.disk.bytes / 1024 / 1024, 1),
       r.disk.bytesPerMemory,
+      r.disk.liveBytesPerMemory,
       `${r.coldStart.toHealthMs} / ${r.coldStart.toFirstSearchMs}`,
     ]),
   };
