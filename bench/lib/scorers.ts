@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
@@ -6,8 +7,12 @@ import { REPO_ROOT } from './daemon.js';
 
 const execFileAsync = promisify(execFile);
 
-/** The evaluation tools and data live next to the repository (../shared), never inside it. */
-export const SHARED_DIR = resolve(REPO_ROOT, '..', 'shared');
+/**
+ * The evaluation tools and data live next to the repository (../shared), never inside it. Resolved through
+ * symlinks: the scorers only run their command line when started by their real path.
+ */
+const sharedPath = resolve(REPO_ROOT, '..', 'shared');
+export const SHARED_DIR = existsSync(sharedPath) ? realpathSync(sharedPath) : sharedPath;
 export const LOCOMO_SCORER = resolve(SHARED_DIR, 'tools', 'locomo-score.mjs');
 export const BEIR_SCORER = resolve(SHARED_DIR, 'tools', 'beir-score.mjs');
 
