@@ -457,6 +457,7 @@ interface SizeFigures {
 }
 
 export async function runScale(options: ScaleOptions = {}): Promise<BenchResult> {
+  const started = Date.now();
   const quick = options.quick ?? false;
   const sizes = options.sizes ?? (quick ? [2000] : [10_000, 100_000]);
   const timedCount = quick ? 50 : 200;
@@ -564,10 +565,10 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
   } finally {
     await daemon.stop();
   }
-  return report(results, quick);
+  return report(results, quick, (Date.now() - started) / 1000);
 }
 
-function report(results: readonly SizeFigures[], quick: boolean): BenchResult {
+function report(results: readonly SizeFigures[], quick: boolean, seconds: number): BenchResult {
   const sizes = results.map((r) => r.memories);
   const header = ['operation', ...sizes.flatMap((n) => [`p50 @${n}`, `p95`, `p99`])];
   const names = [...new Set(results.flatMap((r) => Object.keys(r.sequential)))];
@@ -615,7 +616,7 @@ function report(results: readonly SizeFigures[], quick: boolean): BenchResult {
   return {
     name: 'scale',
     quick,
-    seconds: 0,
+    seconds: Math.round(seconds),
     figures: { sizes: results },
     tables: [latency, inProcess, concurrencyTable, resources],
     notes: [
