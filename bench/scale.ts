@@ -41,12 +41,10 @@ import { parseArgs } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import { loadConfig } from '../src/config/load-config.js';
 import { derivedMemoryId } from '../src/core/export/format.js';
-import { KnowledgeService } from '../src/core/knowledge/knowledge-service.js';
 import { MemoryService } from '../src/core/memory-service.js';
-import { JobQueue } from '../src/jobs/job-queue.js';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
-import { BuiltinExtractor } from '../src/providers/builtin/builtin-extractor.js';
 import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
+import { parseBound } from '../daemon/present.js';
 import { startDaemon, type BenchDaemon } from './lib/daemon.js';
 import { createNoteGenerator, createRandom, type NoteGenerator } from './lib/notes.js';
 import { progress, runPool } from './lib/pool.js';
@@ -265,9 +263,10 @@ function workload(daemon: BenchDaemon, queries: NoteGenerator, count: number, ce
           aggregate: { countByTag: true, dateHistogram: { field: 'createdAt', interval: 'week' } },
         }),
     },
-    { name: 'ask (built-in)', run: (i) => c.ask({ query: asks[Math.max(0, i)] ?? queries.query() }) },
-    { name: 'turbo ask', run: (i) => c.turboAsk({ query: turboAsks[Math.max(0, i)] ?? queries.query() }) },
-    { name: 'remind', run: (i) => c.remind({ context: `Today I am thinking about ${reminds[Math.max(0, i)] ?? queries.query()}` }) },
+    // Warm-up calls (i < 0) take questions of their own, so no timed one finds its embedding cached.
+    { name: 'ask (built-in)', run: (i) => c.ask({ query: asks[i] ?? queries.query() }) },
+    { name: 'turbo ask', run: (i) => c.turboAsk({ query: turboAsks[i] ?? queries.query() }) },
+    { name: 'remind', run: (i) => c.remind({ context: `Today I am thinking about ${reminds[i] ?? queries.query()}` }) },
     { name: 'entities (top 20)', run: (i) => c.entities({ limit: 20, offset: Math.abs(i) % 5 }) },
     { name: 'graph depth 3', run: () => c.graph({ entity: centre, depth: 3 }) },
     { name: 'get memory', run: (i) => c.getMemory(ids[(Math.abs(i) * 7919) % ids.length] as string) },
@@ -288,6 +287,7 @@ async function searchInProcess(
   home: string,
   tenant: string,
   searches: Workload['searches'],
+  warmUp: number,
 ): Promise<Record<string, Summary>> {
   const loaded = loadConfig({ env: { ...process.env, MEM_HOME: home } });
   const embedder = new BuiltinEmbeddingModel(loaded.config['embedding.workers']);
@@ -298,24 +298,29 @@ async function searchInProcess(
     cacheMb: { index: loaded.config['storage.indexCacheMb'], metadata: loaded.config['storage.metadataCacheMb'] },
   });
   try {
-    const knowledge = new KnowledgeService({ storage, extractor: new BuiltinExtractor(), queue: new JobQueue(1) });
-    const memories = new MemoryService({ storage, embedder, knowledge });
-    const figures: Record<string, Summary> = {};
-    for (const [name, { queries, hybrid, filtered }] of Object.entries(searches)) {
-      for (const warm of ['warm-up one', 'warm-up two', 'warm-up three']) {
-        await memories.search(tenant, { query: warm, limit: 10, offset: 0, threshold: 0, hybrid, filter: {} });
-      }
-      const times: number[] = [];
-      for (const [i, query] of queries.entries()) {
-        const body = searchBody(query, hybrid, filtered, i);
-        const filter = {
+    // Searches only: no knowledge service (and no extractor) is needed.
+    const memories = new MemoryService({ storage, embedder });
+    // What the search route hands MemoryService for a request body (daemon/routes/search.ts).
+    const search = (body: ReturnType<typeof searchBody>) =>
+      memories.search(tenant, {
+        query: body.query,
+        limit: body.limit,
+        offset: 0,
+        threshold: body.threshold,
+        hybrid: body.hybrid,
+        filter: {
           spaceId: 'spaceId' in body ? body.spaceId : undefined,
           tags: 'tags' in body ? body.tags : undefined,
-          after: 'after' in body && body.after ? Date.parse(`${body.after}T00:00:00Z`) : undefined,
-          before: 'before' in body && body.before ? Date.parse(`${body.before}T23:59:59.999Z`) : undefined,
-        };
-        times.push((await timed(() => memories.search(tenant, { query, limit: 10, offset: 0, threshold: 0, hybrid, filter }))).ms);
-      }
+          after: parseBound('after' in body ? body.after : undefined, 'start'),
+          before: parseBound('before' in body ? body.before : undefined, 'end'),
+        },
+      });
+    const figures: Record<string, Summary> = {};
+    for (const [name, { queries, hybrid, filtered }] of Object.entries(searches)) {
+      // The same warm-up requests as the HTTP pass (timeSequential with i = -1, -2, ...).
+      for (let i = 0; i < warmUp; i++) await search(searchBody(`warm-up ${name} ${-1 - i}`, hybrid, filtered, 0));
+      const times: number[] = [];
+      for (const [i, query] of queries.entries()) times.push((await timed(() => search(searchBody(query, hybrid, filtered, i)))).ms);
       figures[name] = latencyFigures(times);
     }
     return figures;
@@ -511,7 +516,7 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
       // the same searches run here, and the daemon starts again for the rest.
       process.stderr.write(`  ${size}: the same searches in-process\n`);
       await daemon.halt();
-      const inProcess = await searchInProcess(daemon.home, tenant, work.searches);
+      const inProcess = await searchInProcess(daemon.home, tenant, work.searches, warmUp);
       await daemon.restart();
 
       for (const op of work.ops) {
