@@ -211,5 +211,7 @@ export interface MaintenanceReport {
   readonly vectorIndex: string;
   /** Scalar indexes on the memory and passage tables (0 below 5,000 rows). */
   readonly scalarIndexes: number;
+  /** Passages of memories that do not exist (left by a crash in the middle of a save), deleted. */
+  readonly orphanPassages: number;
   readonly durationMs: number;
 }

@@ -6,6 +6,7 @@ import { newId } from '../../src/core/ids.js';
 import type { Storage } from '../../src/core/ports.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { openLanceStore } from '../../src/store/lancedb/lancedb-store.js';
+import * as lancedb from '@lancedb/lancedb';
 
 const DIM = 4;
 let dir: string;
@@ -188,6 +189,56 @@ describe('LanceDB memory store', () => {
     } finally {
       await indexed.close();
       rmSync(indexDir, { recursive: true, force: true });
+    }
+  });
+
+  it('the first maintenance pass after a start deletes passages left without their memory by a crash', async () => {
+    const crashDir = mkdtempSync(join(tmpdir(), 'mem-store-orphans-'));
+    const first = await openLanceStore({ uri: crashDir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
+    const kept = memory({ content: 'kept' });
+    const lost = memory({ content: 'lost' });
+    const twin = memory({ id: lost.id, content: 'same id, other account' });
+    await first.memories('usr_a').insert(kept, [{ seq: 0, text: 'kept', vector: vec(1, 0, 0, 0) }]);
+    await first.memories('usr_a').insert(lost, [
+      { seq: 0, text: 'lost one', vector: vec(0, 1, 0, 0) },
+      { seq: 1, text: 'lost two', vector: vec(0, 1, 1, 0) },
+    ]);
+    await first.memories('usr_b').insert(twin, [{ seq: 0, text: 'twin', vector: vec(0, 1, 0, 0) }]);
+    await first.close();
+    // A crash between the two commits of a save: the passages are there, the memory row is not.
+    const db = await lancedb.connect(crashDir);
+    await (await db.openTable('memories')).delete(`account_id = 'usr_a' AND id = '${lost.id}'`);
+    db.close();
+
+    const reopened = await openLanceStore({ uri: crashDir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
+    try {
+      const store = reopened.memories('usr_a');
+      expect((await store.vectorSearch(vec(0, 1, 0, 0), {}, 10)).map((hit) => hit.memoryId)).toContain(lost.id);
+      expect((await reopened.maintain()).orphanPassages).toBe(2);
+      expect((await store.vectorSearch(vec(0, 1, 0, 0), {}, 10)).map((hit) => hit.memoryId)).toEqual([kept.id]);
+      // The same id in another account is a different memory: its passage stays.
+      expect((await reopened.memories('usr_b').vectorSearch(vec(0, 1, 0, 0), {}, 10)).map((hit) => hit.memoryId)).toEqual([twin.id]);
+      expect(await store.idsWithoutVectors(10)).toEqual([]);
+      expect((await reopened.maintain()).orphanPassages).toBe(0);
+    } finally {
+      await reopened.close();
+      rmSync(crashDir, { recursive: true, force: true });
+    }
+  });
+
+  it('sums the content size of an account', async () => {
+    const sizeDir = mkdtempSync(join(tmpdir(), 'mem-store-size-'));
+    const sized = await openLanceStore({ uri: sizeDir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
+    try {
+      expect(await sized.memories('usr_a').contentBytes()).toBe(0);
+      await sized.memories('usr_a').insert(memory({ content: 'abc' }), [{ seq: 0, text: 'abc', vector: vec(1, 0, 0, 0) }]);
+      await sized.memories('usr_a').insert(memory({ content: 'héllo' }), [{ seq: 0, text: 'h', vector: vec(1, 0, 0, 0) }]);
+      await sized.memories('usr_b').insert(memory({ content: 'other account' }), [{ seq: 0, text: 'o', vector: vec(1, 0, 0, 0) }]);
+      // UTF-8 bytes of 'abc' and 'héllo'; the other account's memory is not counted.
+      expect(await sized.memories('usr_a').contentBytes()).toBe(9);
+    } finally {
+      await sized.close();
+      rmSync(sizeDir, { recursive: true, force: true });
     }
   });
 

@@ -270,10 +270,21 @@ class LanceMemoryStore implements MemoryStore {
   }
 
   async insert(memory: MemoryRecord, chunks: readonly ChunkInput[]): Promise<void> {
-    // The memory row first: a crash in between leaves a memory without vectors (found by
-    // idsWithoutVectors and repaired by reindex), never vectors without a memory.
-    await this.tables.memories.append([memoryToRow(this.accountId, memory)]);
-    await this.tables.chunks.append(this.chunkRows(memory, chunks));
+    // Both tables commit at once: one commit's wait instead of two. A crash in between leaves either a
+    // memory without vectors (found by idsWithoutVectors, repaired by reindex) or vectors without a memory
+    // (search skips them; the first maintenance pass after a start deletes them).
+    const [memoryWrite, chunkWrite] = await Promise.allSettled([
+      this.tables.memories.append([memoryToRow(this.accountId, memory)]),
+      this.tables.chunks.append(this.chunkRows(memory, chunks)),
+    ]);
+    if (memoryWrite.status === 'rejected') {
+      if (chunkWrite.status === 'fulfilled') {
+        const where = and(eq('account_id', this.accountId), eq('memory_id', memory.id));
+        await this.tables.chunks.exclusive((table) => table.delete(where)).catch(() => undefined);
+      }
+      throw memoryWrite.reason;
+    }
+    if (chunkWrite.status === 'rejected') throw chunkWrite.reason;
   }
 
   async get(id: string): Promise<MemoryRecord | null> {
@@ -436,12 +447,18 @@ class LanceMemoryStore implements MemoryStore {
   }
 
   async contentBytes(): Promise<number> {
-    const rows = await this.tables.memories.table
+    // Summed over the Arrow column: no object per row (at 100k memories, 137 ms as rows).
+    const result = await this.tables.memories.table
       .query()
       .where(eq('account_id', this.accountId))
       .select(['size_bytes'])
-      .toArray();
-    return rows.reduce((sum: number, row: Row) => sum + num(row, 'size_bytes'), 0);
+      .toArrow();
+    let sum = 0;
+    for (const batch of result.batches) {
+      const values = (batch.getChild('size_bytes')?.toArray() ?? []) as ArrayLike<number>;
+      for (let i = 0; i < values.length; i++) sum += values[i] ?? 0;
+    }
+    return sum;
   }
 
   async select(request: SelectRequest): Promise<SelectResult> {
@@ -574,6 +591,8 @@ class LanceStorage implements Storage {
   private readonly gate = new OperationGate();
   private writesSinceMaintenance = 0;
   private closed = false;
+  /** Orphaned passages can only come from a crash, so the first maintenance pass after a start looks for them. */
+  private orphansSwept = false;
 
   constructor(
     private readonly db: Connection,
@@ -762,6 +781,12 @@ class LanceStorage implements Storage {
     this.writesSinceMaintenance = 0;
     let compactedFragments = 0;
     let prunedVersions = 0;
+    let orphanPassages = 0;
+    if (!this.orphansSwept) {
+      // With no save in flight, so no passages whose memory row is still being committed.
+      orphanPassages = await this.gate.exclusive(() => this.deleteOrphanPassages());
+      this.orphansSwept = true;
+    }
     const writers: TableWriter[] = Object.values(this.tables);
     for (const writer of writers) {
       const options = { cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) };
@@ -786,8 +811,47 @@ class LanceStorage implements Storage {
       prunedVersions,
       vectorIndex,
       scalarIndexes,
+      orphanPassages,
       durationMs: Date.now() - started,
     };
+  }
+
+  /** Deletes passages whose memory does not exist; returns how many. */
+  private async deleteOrphanPassages(): Promise<number> {
+    const key = (account: unknown, id: unknown) => `${String(account)}\u0000${String(id)}`;
+    const [memoryRows, chunkRows] = await Promise.all([
+      this.tables.memories.table.query().select(['account_id', 'id']).toArrow(),
+      this.tables.chunks.table.query().select(['account_id', 'memory_id']).toArrow(),
+    ]);
+    const existing = new Set<string>();
+    for (const batch of memoryRows.batches) {
+      const accounts = batch.getChild('account_id');
+      const ids = batch.getChild('id');
+      for (let i = 0; i < batch.numRows; i++) existing.add(key(accounts?.get(i), ids?.get(i)));
+    }
+    const orphans = new Map<string, Set<string>>();
+    let count = 0;
+    for (const batch of chunkRows.batches) {
+      const accounts = batch.getChild('account_id');
+      const ids = batch.getChild('memory_id');
+      for (let i = 0; i < batch.numRows; i++) {
+        const account = String(accounts?.get(i));
+        const id = String(ids?.get(i));
+        if (existing.has(key(account, id))) continue;
+        const set = orphans.get(account) ?? new Set<string>();
+        orphans.set(account, set);
+        set.add(id);
+        count += 1;
+      }
+    }
+    for (const [account, ids] of orphans) {
+      const list = [...ids];
+      for (let i = 0; i < list.length; i += 500) {
+        const where = and(eq('account_id', account), inList('memory_id', list.slice(i, i + 500)));
+        await this.tables.chunks.exclusive((table) => table.delete(where));
+      }
+    }
+    return count;
   }
 
   /** Creates the missing scalar indexes of tables past SCALAR_INDEX_MIN_ROWS; returns how many exist. */
