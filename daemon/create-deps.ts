@@ -83,7 +83,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const extractor =
     config['extraction.provider'] === 'ollama'
       ? new OllamaExtractor({ host: config['ollama.host'], model: config['ollama.extractModel'], timeoutMs: config['ollama.timeoutMs'] })
-      : new BuiltinExtractor();
+      : new BuiltinExtractor({ thread: true });
   // Its own queue: slow model extractions never hold up async saves or reindexing.
   const extractionQueue = new JobQueue(1);
   const knowledge = new KnowledgeService({

@@ -1,8 +1,8 @@
-import { Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { MemError } from '../../errors.js';
 import { l2normalize } from '../embed-many.js';
 import type { EmbeddingModel } from '../spec.js';
+import { spawnWorker } from './worker-spawn.js';
 
 interface PendingText {
   readonly text: string;
@@ -136,17 +136,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
   }
 
   private spawn(): WorkerSlot {
-    const self = fileURLToPath(import.meta.url);
-    const fromSource = self.endsWith('.ts');
-    // Under vitest/tsx the source runs as .ts: the worker needs tsx to load its TypeScript too.
-    const workerUrl = new URL(fromSource ? './embed-worker.ts' : './embed-worker.js', import.meta.url);
-    const worker = fromSource
-      ? new Worker(
-          `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(workerUrl.href)}); });`,
-          { eval: true },
-        )
-      : new Worker(workerUrl);
-    worker.unref();
+    const worker = spawnWorker('embed-worker', import.meta.url);
     const slot: WorkerSlot = { worker, busy: false, ready: Promise.resolve(), inFlight: new Map(), retired: false, idleTimer: null };
     slot.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
