@@ -33,12 +33,15 @@
  *
  *   node --import tsx bench/scale.ts [--quick] [--sizes 10000,100000] [--no-cache]
  */
-import { appendFileSync, createReadStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { appendFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
+import { ALLOCATOR_ENV } from '../src/cli/allocator.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { derivedMemoryId } from '../src/core/export/format.js';
 import { MemoryService } from '../src/core/memory-service.js';
@@ -51,7 +54,7 @@ import { progress, runPool } from './lib/pool.js';
 import { finishStandalone, isMain, measure, type BenchResult, type Table } from './lib/report.js';
 import { latencyFigures, percentile, round, timed, type Summary } from './lib/stats.js';
 
-const SEED = 20261121;
+export const SEED = 20261121;
 const MODEL_ID = 'builtin/use-lite';
 const DAY = 86_400_000;
 /** createdAt of generated memories: the two years before this fixed date (so ids are the same every run). */
@@ -77,7 +80,7 @@ interface Generated {
 }
 
 /** The i-th generated memory is the same in every run (one generator, consumed in order). */
-function createMemoryStream(seed: number): () => Generated {
+export function createMemoryStream(seed: number): () => Generated {
   const notes = createNoteGenerator(seed);
   const random = createRandom(seed + 1);
   let index = 0;
@@ -104,12 +107,12 @@ interface CachedPassage {
   readonly b64: string;
 }
 
-function cacheFile(): string {
+export function cacheFile(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'mem', 'bench', `scale-${SEED}-${MODEL_ID.replace(/[^a-z0-9-]/gi, '_')}.ndjson`);
 }
 
-async function readCache(file: string): Promise<Map<string, CachedPassage[]>> {
+export async function readCache(file: string): Promise<Map<string, CachedPassage[]>> {
   const cache = new Map<string, CachedPassage[]>();
   if (!existsSync(file)) return cache;
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -167,7 +170,7 @@ interface LoadFigures {
   readonly compactionSeconds: number;
 }
 
-async function load(
+export async function load(
   daemon: BenchDaemon,
   items: readonly Generated[],
   cache: Map<string, CachedPassage[]>,
@@ -282,7 +285,40 @@ function searchBody(query: string, hybrid: boolean, filtered: boolean, i: number
     : { query, hybrid, limit: 10, threshold: 0, tags: [FILTER_TAGS[i % FILTER_TAGS.length] as string] };
 }
 
-/** The same searches, in this process, on the daemon's data directory (the daemon is stopped meanwhile). */
+/**
+ * The same searches in-process, on the daemon's data directory (the daemon is stopped meanwhile), in a child
+ * process of this script that runs with the daemon's glibc allocator settings (src/cli/allocator.ts): they
+ * cost the brute-force scans below 50k passages ~10 ms (each scan's buffers are mapped and unmapped, in
+ * exchange for a smaller RSS), and the ratio is meant to show what the API adds, not the allocator.
+ */
+async function searchInProcessChild(
+  home: string,
+  tenant: string,
+  searches: Workload['searches'],
+  warmUp: number,
+): Promise<Record<string, Summary>> {
+  const dir = mkdtempSync(join(tmpdir(), 'mem-bench-inproc-'));
+  try {
+    const request = join(dir, 'request.json');
+    const answer = join(dir, 'answer.json');
+    writeFileSync(request, JSON.stringify({ home, tenant, searches, warmUp, answer }));
+    await new Promise<void>((resolvePromise, reject) => {
+      const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+        env: { ...process.env, ...ALLOCATOR_ENV, [IN_PROCESS_REQUEST]: request },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`the in-process search pass exited with code ${code}`))));
+    });
+    return JSON.parse(readFileSync(answer, 'utf8')) as Record<string, Summary>;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Set in the environment of the child that runs the in-process pass: the path of its request. */
+const IN_PROCESS_REQUEST = 'MEM_BENCH_IN_PROCESS_REQUEST';
+
 async function searchInProcess(
   home: string,
   tenant: string,
@@ -516,7 +552,7 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
       // the same searches run here, and the daemon starts again for the rest.
       process.stderr.write(`  ${size}: the same searches in-process\n`);
       await daemon.halt();
-      const inProcess = await searchInProcess(daemon.home, tenant, work.searches, warmUp);
+      const inProcess = await searchInProcessChild(daemon.home, tenant, work.searches, warmUp);
       await daemon.restart();
 
       for (const op of work.ops) {
@@ -631,7 +667,18 @@ function report(results: readonly SizeFigures[], quick: boolean, seconds: number
   };
 }
 
-if (isMain(import.meta.url)) {
+const inProcessRequest = process.env[IN_PROCESS_REQUEST];
+if (isMain(import.meta.url) && inProcessRequest) {
+  const request = JSON.parse(readFileSync(inProcessRequest, 'utf8')) as {
+    home: string;
+    tenant: string;
+    searches: Workload['searches'];
+    warmUp: number;
+    answer: string;
+  };
+  writeFileSync(request.answer, JSON.stringify(await searchInProcess(request.home, request.tenant, request.searches, request.warmUp)));
+  process.exit(0);
+} else if (isMain(import.meta.url)) {
   const { values } = parseArgs({
     options: { quick: { type: 'boolean', default: false }, sizes: { type: 'string' }, 'no-cache': { type: 'boolean', default: false } },
   });
