@@ -208,9 +208,9 @@ export const CONFIG_SCHEMA = {
     requiresRestart: true,
   }),
   'ingest.concurrency': key({
-    schema: z.coerce.number().int().min(1).max(64),
-    default: 8,
-    description: 'Ingest items processed at once across all jobs.',
+    schema: z.coerce.number().int().min(1).max(256),
+    default: 64,
+    description: 'Ingest items processed at once across all jobs (URL fetches and file reads: at most 8 of them).',
     requiresRestart: true,
   }),
 } as const;

@@ -216,6 +216,34 @@ describe('URL saves, file uploads and bulk ingest', () => {
     }
   });
 
+  it('fetches at most 8 URLs at once, while the text items of the same job go on', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let open = 0;
+    let most = 0;
+    site.route('/gated.txt', (_request, response) => {
+      open += 1;
+      most = Math.max(most, open);
+      void gate.then(() => {
+        open -= 1;
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('A gated page about fjords.');
+      });
+    });
+    const urls = Array.from({ length: 12 }, (_, i) => ({ url: `${site.origin}/gated.txt?n=${i}` }));
+    const texts = Array.from({ length: 20 }, (_, i) => ({ content: `Text item ${i} about the fjords of Norway.` }));
+    const accepted = await t.request({ method: 'POST', url: '/v1/ingest', payload: { items: [...urls, ...texts], async: true } });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const statusUrl = json(accepted).statusUrl;
+    // Every text item is stored while the fetches wait at the gate.
+    const midway = await waitFor(async () => json(await t.request({ method: 'GET', url: statusUrl })), (s) => s.progress.completed >= 20);
+    expect(midway.status).toBe('processing');
+    expect(open).toBe(8);
+    release();
+    const done = await waitFor(async () => json(await t.request({ method: 'GET', url: statusUrl })), (s) => s.status === 'completed');
+    expect(done.progress).toMatchObject({ completed: 32, failed: 0 });
+    expect(most).toBe(8);
+  });
+
   it('a free account runs one job at a time: the next waits in pending', async () => {
     const user = json(await t.request({ method: 'POST', url: '/admin/users', payload: { email: 'queue@example.org', name: 'Q', tier: 'free' } }));
     const as = (options: object) => t.app.inject({ ...options, headers: { authorization: `Bearer ${user.key.key}` } } as never);

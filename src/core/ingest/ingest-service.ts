@@ -10,7 +10,14 @@ import type { DocumentSaves } from './document-saves.js';
 import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
 
 /** Items processed at once across all jobs (the embedder batches concurrent items). */
-const DEFAULT_ITEM_CONCURRENCY = 8;
+/**
+ * Items in flight across all jobs. Text items cost little memory, and many in flight let the embedder
+ * batch them (32 texts per worker call): 10k short notes, turbo, went from 59 items/s at 8 in flight to
+ * 81-99 at 32-64 on 2 cores.
+ */
+const DEFAULT_ITEM_CONCURRENCY = 64;
+/** URL fetches and file reads at once (each may hold a body of up to `ingest.maxFetchBytes`). */
+const FETCH_CONCURRENCY = 8;
 /** Job counters are written at most this often while a job runs (status reads live progress meanwhile). */
 const PROGRESS_WRITE_MS = 500;
 
@@ -78,6 +85,7 @@ interface Running {
  */
 export class IngestService {
   private readonly items: JobQueue;
+  private readonly fetches: JobQueue;
   private readonly controller = new AbortController();
   private readonly waiting: JobRecord[] = [];
   private readonly runningPerAccount = new Map<string, number>();
@@ -87,7 +95,9 @@ export class IngestService {
   private readonly now: () => number;
 
   constructor(private readonly deps: IngestServiceDeps) {
-    this.items = new JobQueue(deps.itemConcurrency ?? DEFAULT_ITEM_CONCURRENCY);
+    const concurrency = deps.itemConcurrency ?? DEFAULT_ITEM_CONCURRENCY;
+    this.items = new JobQueue(concurrency);
+    this.fetches = new JobQueue(Math.min(concurrency, FETCH_CONCURRENCY));
     this.now = deps.now ?? Date.now;
   }
 
@@ -183,6 +193,7 @@ export class IngestService {
     this.waiting.length = 0;
     await Promise.allSettled([...this.finished]);
     await this.items.close();
+    await this.fetches.close();
   }
 
   private enqueue(job: JobRecord): void {
@@ -288,7 +299,9 @@ export class IngestService {
       if (await store.get(id)) return { index, success: true, documentId: id };
       if (item.file) {
         if (!this.deps.files) throw new MemError('VALIDATION_ERROR', 'File items need the folder watcher.');
-        return { index, success: true, documentId: await this.deps.files.saveFile(tenant, item.file, id) };
+        const files = this.deps.files;
+        const file = item.file;
+        return { index, success: true, documentId: await this.fetches.run(() => files.saveFile(tenant, file, id)) };
       }
       if (hasText(item.content)) {
         const memory = await this.deps.memories.save(tenant, {
@@ -304,7 +317,7 @@ export class IngestService {
         return { index, success: true, documentId: memory.id };
       }
       const url = (item.url as string).trim();
-      const document = await this.deps.source.fromUrl(url, this.controller.signal);
+      const document = await this.fetches.run(() => this.deps.source.fromUrl(url, this.controller.signal));
       const { memory } = await this.deps.documents.save(tenant, {
         document,
         source: { field: 'sourceUrl', value: url },
