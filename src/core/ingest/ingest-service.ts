@@ -73,6 +73,8 @@ export interface IngestServiceDeps {
 
 interface Running {
   job: JobRecord;
+  /** The job's payload, parsed once (a status poll of a 10k-item job would otherwise parse megabytes). */
+  readonly payload: JobPayload;
   lastWrite: number;
   results: Map<number, JobItemResult>;
 }
@@ -164,7 +166,7 @@ export class IngestService {
     const job = live?.job.accountId === tenant ? live.job : await this.deps.storage.jobs.get(tenant, jobId);
     if (!job || job.kind !== 'ingest') throw new MemError('NOT_FOUND', 'Ingest job not found', { details: { jobId } });
     const results = live ? [...live.results.values()] : await this.deps.storage.jobItems.list(tenant, jobId);
-    const payload = parsePayload(job.payload);
+    const payload = live?.job.accountId === tenant ? live.payload : parsePayload(job.payload);
     return {
       job,
       errors: results.filter((r) => !r.success).map((r) => ({ index: r.index, error: r.error ?? 'failed' })),
@@ -238,6 +240,7 @@ export class IngestService {
         completed: count(results, true),
         failed: count(results, false),
       },
+      payload,
       lastWrite: this.now(),
       results,
     };
