@@ -62,6 +62,8 @@ const END = Date.UTC(2026, 9, 1);
 const SPAN = 730 * DAY;
 const IMPORT_BATCH = 2000;
 const STANDARD_EVERY = 20;
+/** Wait before "RSS at rest": past the extraction thread's minute of idle time. */
+const REST_MS = 75_000;
 
 export interface ScaleOptions {
   readonly quick?: boolean;
@@ -484,8 +486,13 @@ interface SizeFigures {
   /** p50 over HTTP / p50 in-process, per search kind (target <= 1.25). */
   readonly httpOverInProcess: Record<string, number>;
   readonly concurrency: ConcurrencyFigures[];
-  /** After the one-at-a-time operations (the steady state of a daemon serving one user). */
+  /** Right after the one-at-a-time operations (which end with saves: the extraction thread is up). */
   readonly rssMb: number;
+  /**
+   * After REST_MS more without requests: the extraction thread (1 minute idle) and any extra embedding
+   * worker (30 s) have stopped. A daemon at rest between a user's requests.
+   */
+  readonly rssAtRestMb: number;
   /** Right after the concurrency runs (extra embedding workers still up; they stop after 30 s idle). */
   readonly rssAfterConcurrencyMb: number;
   readonly peakRssMb: number;
@@ -573,6 +580,9 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
 
       // One request at a time needs one embedding worker; the concurrency runs start the others.
       const rssMb = round(daemon.rssMb(), 0);
+      process.stderr.write(`  ${size}: ${REST_MS / 1000} s without requests\n`);
+      await new Promise((resolve) => setTimeout(resolve, REST_MS));
+      const rssAtRestMb = round(daemon.rssMb(), 0);
       const concurrencyFigures: ConcurrencyFigures[] = [];
       for (const clients of [16, 64]) {
         process.stderr.write(`  ${size}: ${clients} concurrent clients for ${concurrencySeconds} s\n`);
@@ -597,6 +607,7 @@ export async function runScale(options: ScaleOptions = {}): Promise<BenchResult>
         ),
         concurrency: concurrencyFigures,
         rssMb,
+        rssAtRestMb,
         rssAfterConcurrencyMb,
         peakRssMb,
         disk: { bytes, bytesPerMemory: Math.round(bytes / count), liveBytes, liveBytesPerMemory: Math.round(liveBytes / count) },
@@ -639,13 +650,14 @@ function report(results: readonly SizeFigures[], quick: boolean, seconds: number
   };
   const resources: Table = {
     title: 'load, memory, disk, cold start',
-    header: ['memories', 'loaded/s', 'from cache', 'compaction s', 'RSS MB', 'RSS after concurrency', 'peak RSS MB', 'disk MB', 'bytes/memory', 'live bytes/memory', 'cold start ms (health / first search)'],
+    header: ['memories', 'loaded/s', 'from cache', 'compaction s', 'RSS MB', 'RSS at rest', 'RSS after concurrency', 'peak RSS MB', 'disk MB', 'bytes/memory', 'live bytes/memory', 'cold start ms (health / first search)'],
     rows: results.map((r) => [
       r.memories,
       r.load.memoriesPerSecond,
       r.load.fromCache,
       r.load.compactionSeconds,
       r.rssMb,
+      r.rssAtRestMb,
       r.rssAfterConcurrencyMb,
       r.peakRssMb,
       round(r.disk.bytes / 1024 / 1024, 1),
