@@ -248,12 +248,19 @@ export class IngestService {
     try {
       await this.deps.storage.jobs.put(state.job);
       const remaining = payload.items.map((_, index) => index).filter((index) => !results.has(index));
+      // A job that ran before a restart may have stored items it had not recorded yet: those ids are looked
+      // up once, together. A fresh job's ids were allocated at acceptance and nothing can be stored under
+      // them yet (a lookup per item scanned the growing table: 10k turbo items went at 17 items/s).
+      const stored = initial.startedAt !== null ? await this.storedIds(initial.accountId, remaining.map((index) => payload.ids[index] as string)) : new Set<string>();
       await Promise.all(
         remaining.map((index) =>
           this.items.run(async () => {
             if (signal.aborted) return;
             const item = payload.items[index] as IngestItem;
-            const result = await this.processItem(initial.accountId, item, payload.ids[index] as string, index, payload.options);
+            const id = payload.ids[index] as string;
+            const result = stored.has(id)
+              ? { index, success: true, documentId: id }
+              : await this.processItem(initial.accountId, item, id, index, payload.options);
             if (signal.aborted && !result.success) return; // a shutdown is not the item's failure
             await this.record(state, result);
           }),
@@ -295,11 +302,18 @@ export class IngestService {
     }
   }
 
+  /** Which of these memory ids exist (stored before a restart, not yet recorded as results). */
+  private async storedIds(tenant: string, ids: readonly string[]): Promise<Set<string>> {
+    const store = this.deps.storage.memories(tenant);
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      for (const memory of await store.getMany(ids.slice(i, i + 500))) found.add(memory.id);
+    }
+    return found;
+  }
+
   private async processItem(tenant: string, item: IngestItem, id: string, index: number, options: IngestOptions): Promise<ItemResult> {
     try {
-      const store = this.deps.storage.memories(tenant);
-      // Stored before a crash, not yet recorded: it is this item's memory.
-      if (await store.get(id)) return { index, success: true, documentId: id };
       if (item.file) {
         if (!this.deps.files) throw new MemError('VALIDATION_ERROR', 'File items need the folder watcher.');
         const files = this.deps.files;
