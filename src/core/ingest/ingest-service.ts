@@ -12,7 +12,7 @@ import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, Webh
 /** Items processed at once across all jobs (the embedder batches concurrent items). */
 /**
  * Items in flight across all jobs. Text items cost little memory, and many in flight let the embedder
- * batch them (32 texts per worker call): 10k short notes, turbo, went from 59 items/s at 8 in flight to
+ * batch them (32 texts per worker call): 3,000 short notes, turbo, went from 59 items/s at 8 in flight to
  * 81-99 at 32-64 on 2 cores.
  */
 const DEFAULT_ITEM_CONCURRENCY = 64;
