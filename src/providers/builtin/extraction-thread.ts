@@ -49,6 +49,7 @@ export class ExtractionThread {
           const error = new MemError('MODEL_UNAVAILABLE', `The built-in extractor did not start: ${message.message}`);
           reject(error);
           this.lose(worker, error);
+          void worker.terminate();
         } else this.settle(message);
       });
       worker.on('error', (error) => {
