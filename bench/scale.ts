@@ -54,7 +54,7 @@ import { progress, runPool } from './lib/pool.js';
 import { finishStandalone, isMain, measure, type BenchResult, type Table } from './lib/report.js';
 import { latencyFigures, percentile, round, timed, type Summary } from './lib/stats.js';
 
-export const SEED = 20261121;
+const SEED = 20261121;
 const MODEL_ID = 'builtin/use-lite';
 const DAY = 86_400_000;
 /** createdAt of generated memories: the two years before this fixed date (so ids are the same every run). */
@@ -82,7 +82,7 @@ interface Generated {
 }
 
 /** The i-th generated memory is the same in every run (one generator, consumed in order). */
-export function createMemoryStream(seed: number): () => Generated {
+function createMemoryStream(seed: number): () => Generated {
   const notes = createNoteGenerator(seed);
   const random = createRandom(seed + 1);
   let index = 0;
@@ -109,12 +109,12 @@ interface CachedPassage {
   readonly b64: string;
 }
 
-export function cacheFile(): string {
+function cacheFile(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'mem', 'bench', `scale-${SEED}-${MODEL_ID.replace(/[^a-z0-9-]/gi, '_')}.ndjson`);
 }
 
-export async function readCache(file: string): Promise<Map<string, CachedPassage[]>> {
+async function readCache(file: string): Promise<Map<string, CachedPassage[]>> {
   const cache = new Map<string, CachedPassage[]>();
   if (!existsSync(file)) return cache;
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -172,7 +172,7 @@ interface LoadFigures {
   readonly compactionSeconds: number;
 }
 
-export async function load(
+async function load(
   daemon: BenchDaemon,
   items: readonly Generated[],
   cache: Map<string, CachedPassage[]>,
