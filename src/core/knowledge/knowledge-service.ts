@@ -15,6 +15,7 @@ import {
 } from './derive.js';
 import { buildGraph, type Graph, type GraphRequest } from './graph.js';
 import { core, lookupKeys, nameMatch } from './names.js';
+import { StagedKnowledge, type KnowledgeApplyStore } from './staged-knowledge.js';
 import type {
   EdgeRecord,
   EntityContribution,
@@ -81,15 +82,34 @@ export interface FactListInput {
 
 const MAX_ERROR_LENGTH = 500;
 
+type Counts = { entities: number; facts: number };
+
+/** One memory's extraction waiting to be applied with the next batch of its account. */
+interface PendingApply {
+  readonly memoryId: string;
+  readonly memory: MemoryRecord;
+  readonly extraction: Extraction;
+  readonly attempts: number;
+  readonly fresh: boolean;
+  /** The caller just saved `memory` under an id nobody else knows: no need to read it back. */
+  readonly unseen: boolean;
+  readonly resolve: (counts: Counts | null) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
  * Entities, facts and the knowledge graph of each account. Extraction runs inside the save for inline
  * extractors (built-in) and in the background queue otherwise (Ollama), recording the memory's extraction
  * status either way. Changes of one account are applied one at a time (read, merge, write), so concurrent
- * saves never lose each other's contributions.
+ * saves never lose each other's contributions; the extractions that are ready together are applied one
+ * after another over staged changes and committed together (applyBatch).
  */
 export class KnowledgeService implements KnowledgeHooks {
   private readonly now: () => number;
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Extractions waiting for their account's next batch, and the accounts with a batch scheduled. */
+  private readonly pending = new Map<string, PendingApply[]>();
+  private readonly batchScheduled = new Set<string>();
 
   constructor(private readonly deps: KnowledgeServiceDeps) {
     this.now = deps.now ?? Date.now;
@@ -137,7 +157,10 @@ export class KnowledgeService implements KnowledgeHooks {
     if (memoryIds.length === 0) return;
     await this.exclusive(accountId, async () => {
       const store = this.store(accountId);
-      for (const memoryId of memoryIds) await this.apply(store, memoryId, null);
+      // One commit per table for all of them.
+      const staged = new StagedKnowledge(store);
+      for (const memoryId of memoryIds) await this.apply(staged, memoryId, null);
+      await staged.commit();
       await store.deleteStatus(memoryIds);
     });
   }
@@ -224,14 +247,11 @@ export class KnowledgeService implements KnowledgeHooks {
       }
       if (!this.deps.extractor.inline) await store.putStatus(this.status(memoryId, 'processing', null, attempts));
       const extraction = await (ahead ?? this.deps.extractor.extract({ text: memory.content, referenceTime: memory.createdAt, signal }));
-      const counts = await this.exclusive(accountId, async () => {
-        // The memory may have been deleted or changed while the model was thinking (not one nobody knows).
-        const current = unseen && known ? known : await this.deps.storage.memories(accountId).get(memoryId);
-        if (!current || current.contentHash !== memory.contentHash) return null;
-        return this.apply(store, memoryId, { memory: current, extraction }, fresh);
+      // Applied with whatever other extractions of the account are ready (see applyBatch); that batch
+      // also records the completed status.
+      await new Promise<Counts | null>((resolve, reject) => {
+        this.enqueueApply(accountId, { memoryId, memory, extraction, attempts, fresh, unseen: unseen && known !== undefined, resolve, reject });
       });
-      // A fresh memory has no status row yet: appended (group-committed), not merged.
-      if (counts) await store.putStatus(this.status(memoryId, 'completed', null, attempts, counts), { fresh: fresh && unseen });
     } catch (error) {
       // Shutting down: leave the status as it is, so the next start resumes it.
       if (signal?.aborted) return;
@@ -241,12 +261,68 @@ export class KnowledgeService implements KnowledgeHooks {
     }
   }
 
+  private enqueueApply(accountId: string, job: PendingApply): void {
+    const queue = this.pending.get(accountId);
+    if (queue) queue.push(job);
+    else this.pending.set(accountId, [job]);
+    if (this.batchScheduled.has(accountId)) return;
+    this.batchScheduled.add(accountId);
+    void this.exclusive(accountId, async () => {
+      // Extractions that finish from now on wait for the next batch.
+      this.batchScheduled.delete(accountId);
+      const batch = this.pending.get(accountId) ?? [];
+      this.pending.delete(accountId);
+      await this.applyBatch(accountId, batch);
+    });
+  }
+
+  /**
+   * Applies the extractions of several memories of one account, one after another over staged changes,
+   * and commits them together: one commit per knowledge table, and one for their statuses, instead of one
+   * each per memory (concurrent standard saves and ingest items would otherwise queue for the account's
+   * lock one commit at a time). A memory whose own application fails fails alone; a failed commit fails
+   * the batch, and each memory records the failure. Runs inside exclusive(). Never throws.
+   */
+  private async applyBatch(accountId: string, batch: readonly PendingApply[]): Promise<void> {
+    const store = this.store(accountId);
+    const staged = new StagedKnowledge(store);
+    const applied: { job: PendingApply; counts: Counts }[] = [];
+    for (const job of batch) {
+      try {
+        // The memory may have been deleted or changed while the model was thinking (not one nobody knows).
+        const current = job.unseen ? job.memory : await this.deps.storage.memories(accountId).get(job.memoryId);
+        if (!current || current.contentHash !== job.memory.contentHash) {
+          job.resolve(null);
+          continue;
+        }
+        applied.push({ job, counts: await this.apply(staged, job.memoryId, { memory: current, extraction: job.extraction }, job.fresh) });
+      } catch (error) {
+        job.reject(error);
+      }
+    }
+    if (applied.length === 0) return;
+    try {
+      await staged.commit();
+      const status = ({ job, counts }: (typeof applied)[number]) => this.status(job.memoryId, 'completed', null, job.attempts, counts);
+      // A fresh memory saved under a new id has no status row yet: appended (group-committed), not merged.
+      const appended = applied.filter(({ job }) => job.fresh && job.unseen);
+      const merged = applied.filter(({ job }) => !(job.fresh && job.unseen));
+      await Promise.all([
+        ...appended.map((entry) => store.putStatus(status(entry), { fresh: true })),
+        merged.length > 0 ? store.putStatuses(merged.map(status)) : Promise.resolve(),
+      ]);
+      for (const { job, counts } of applied) job.resolve(counts);
+    } catch (error) {
+      for (const { job } of applied) job.reject(error);
+    }
+  }
+
   /**
    * Replaces what `memoryId` contributed with what `next` extracts from it (null: forget the memory).
    * Must run inside exclusive().
    */
   private async apply(
-    store: KnowledgeStore,
+    store: KnowledgeApplyStore,
     memoryId: string,
     next: { memory: MemoryRecord; extraction: Extraction } | null,
     fresh = false,
