@@ -208,7 +208,7 @@ export class MemoryService {
       contentHash: contentHash(content),
       updatedAt: Math.max(this.now(), existing.createdAt),
     };
-    // The title is embedded with the first passage, so a new title re-embeds too.
+    // The title heads every passage, so a new title re-embeds too.
     const reembed = content !== existing.content || title !== existing.title;
     await store.replace(updated, reembed ? await this.embedChunks(content, title) : undefined);
     // New content replaces everything the old content contributed to entities, facts and the graph.

@@ -38,6 +38,17 @@ describe('chunking', () => {
     for (const sentence of sentences) expect(covered.has(sentence)).toBe(true);
   });
 
+  it('heads every passage of a titled text with its title (at most 32 of its words)', () => {
+    const sentences = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} talks about topic ${i} in some detail.`);
+    const chunks = chunkText(sentences.join(' '), 'Notes on topics');
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) expect(chunk.text.startsWith('Notes on topics. Sentence number')).toBe(true);
+    expect(chunkText(sentences.join(' '))[1]?.text.startsWith('Sentence number')).toBe(true);
+    const long = Array.from({ length: 40 }, (_, i) => `t${i}`).join(' ');
+    const header = `${Array.from({ length: 32 }, (_, i) => `t${i}`).join(' ')}. `;
+    for (const chunk of chunkText(sentences.join(' '), long)) expect(chunk.text.startsWith(header)).toBe(true);
+  });
+
   it('cuts run-on text without sentence ends', () => {
     const chunks = chunkText(Array.from({ length: 500 }, (_, i) => `w${i}`).join(' '));
     expect(chunks.length).toBeGreaterThan(3);
