@@ -15,8 +15,7 @@ export interface CollectionReport {
  * Gives the heap's garbage back once the daemon goes quiet. V8 sizes its heap to the peaks of recent work
  * (an aggregation over 100k rows, a depth-3 graph, an ingest) and, with nothing allocating, has no reason
  * to run the full collection that would free those pages: measured at 100k memories, the main heap held
- * 94-168 MB 75 s after the last request, and 39 MB after one full collection, which took the daemon's RSS
- * down by 40-70 MB.
+ * 94-168 MB 75 s after the last request, and 38-39 MB after one full collection (bench/README.md, Memory).
  *
  * So each request re-arms a timer, and after `quietMs` without one a single full collection runs (tens of
  * milliseconds at these sizes, at a moment nobody is waiting). One per quiet period: a daemon left alone
