@@ -326,7 +326,7 @@ export class KnowledgeService implements KnowledgeHooks {
     memoryId: string,
     next: { memory: MemoryRecord; extraction: Extraction } | null,
     fresh = false,
-  ): Promise<{ entities: number; facts: number }> {
+  ): Promise<Counts> {
     const entities = new Map<string, EntityRecord | null>();
     const facts = new Map<string, FactRecord | null>();
     const edges = new Map<string, EdgeRecord | null>();
@@ -353,7 +353,7 @@ export class KnowledgeService implements KnowledgeHooks {
       changedEdges.add(edge.id);
     }
 
-    let counts = { entities: 0, facts: 0 };
+    let counts: Counts = { entities: 0, facts: 0 };
     if (next) {
       const { memory, extraction } = next;
       // 2. Resolve each extracted entity to a stored one, or a new one.
