@@ -163,6 +163,7 @@ async function load(storage: Storage, count: number, now: number, random: () => 
       title: note.content.split('. ')[0]?.slice(0, 80) ?? '',
       content: note.content,
       description: '',
+      context: '',
       tags: note.tags,
       metadata: {
         priority: Math.floor(random() * 6),

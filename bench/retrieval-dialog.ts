@@ -2,8 +2,10 @@
  * Retrieval quality on LoCoMo-format conversations (default ../shared/data/locomo-dev.json), through the
  * HTTP API of a real daemon with the built-in embedder.
  *
- * Every dialog turn becomes one memory: content "<speaker>: <text>", metadata {dia_id, session,
- * session_date}, spaceId = the conversation's sample_id, tags [sample_id]; saved with LOAD_CONCURRENCY in
+ * Every dialog turn becomes one memory: content "<speaker>: <text>", context the turn before it in its
+ * session (none for a session's first turn), as a chat app saving a reply would send the message it
+ * answers; metadata {dia_id, session, session_date}, spaceId = the conversation's sample_id, tags
+ * [sample_id]; saved with LOAD_CONCURRENCY in
  * flight; the tables are then compacted as the daemon's periodic maintenance would (BenchDaemon.compact()).
  * Every question (all categories, 1-5) becomes one search in its conversation's space with limit 100 and
  * threshold 0, first all of them in semantic mode (hybrid: false), then, after a daemon restart, all in
@@ -63,6 +65,8 @@ interface TurnMemory {
   readonly session: number;
   readonly sessionDate: string;
   readonly content: string;
+  /** The turn before, in the same session ('' for the first). */
+  readonly context: string;
 }
 
 function sessions(sample: Sample): { number: number; turns: z.infer<typeof Turn>[]; date: string }[] {
@@ -78,13 +82,17 @@ function sessions(sample: Sample): { number: number; turns: z.infer<typeof Turn>
 
 function turnMemories(sample: Sample): TurnMemory[] {
   return sessions(sample).flatMap((session) =>
-    session.turns.map((turn) => ({
-      sampleId: sample.sample_id,
-      diaId: turn.dia_id,
-      session: session.number,
-      sessionDate: session.date,
-      content: `${turn.speaker}: ${turn.text}`,
-    })),
+    session.turns.map((turn, index) => {
+      const previous = session.turns[index - 1];
+      return {
+        sampleId: sample.sample_id,
+        diaId: turn.dia_id,
+        session: session.number,
+        sessionDate: session.date,
+        content: `${turn.speaker}: ${turn.text}`,
+        context: previous ? `${previous.speaker}: ${previous.text}` : '',
+      };
+    }),
   );
 }
 
@@ -255,6 +263,7 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<BenchResul
       runPool(turns, LOAD_CONCURRENCY, async (turn) => {
         await daemon.client.save({
           content: turn.content,
+          ...(turn.context ? { context: turn.context } : {}),
           spaceId: turn.sampleId,
           tags: [turn.sampleId],
           metadata: { dia_id: turn.diaId, session: turn.session, session_date: turn.sessionDate },

@@ -18,6 +18,7 @@ export function presentMemory(memory: MemoryRecord): Memory {
     tags: [...memory.tags],
     metadata: memory.metadata,
     spaceId: memory.spaceId,
+    ...(memory.context ? { context: memory.context } : {}),
     createdAt: iso(memory.createdAt),
     ...(memory.updatedAt !== null ? { updatedAt: iso(memory.updatedAt) } : {}),
   };

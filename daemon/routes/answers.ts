@@ -168,6 +168,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           title: body.title,
           tags: body.tags,
           spaceId: spaceFor(auth, body.spaceId),
+          context: body.context,
         });
         return reply.status(201).send({ success: true as const, documentId: memory.id, processingTime });
       },

@@ -71,6 +71,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             throw new MemError('VALIDATION_ERROR', 'Send a file, a url or content, not several.');
           }
           if (!upload && body.content !== undefined) throw new MemError('VALIDATION_ERROR', 'Send either content or url, not both.');
+          if (body.context !== undefined) throw new MemError('VALIDATION_ERROR', 'context applies to content saves, not to URLs or files.');
           await deps.accounts.assertCanStore(account, { memories: 1, bytes: upload?.body.length ?? 0 });
           const document = upload
             ? await deps.documentSource.fromFile(upload.body, upload.mimeType, upload.filename)
@@ -102,6 +103,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: body.tags,
           metadata: body.metadata,
           spaceId,
+          context: body.context,
           createdAt: parseBound(body.createdAt, 'start'),
         };
         if (body.async) {

@@ -47,6 +47,7 @@ export const Memory = z.object({
   tags: z.array(z.string()),
   metadata: metadata,
   spaceId: z.string(),
+  context: z.string().optional().describe('Addition: present when the memory was saved with a context.'),
   createdAt: z.string(),
   updatedAt: z.string().optional(),
 });
@@ -63,6 +64,7 @@ export const SaveBody = z
     tags: tags.optional(),
     metadata: metadata.optional(),
     spaceId: spaceId.optional(),
+    context: z.string().max(5000).optional().describe('Addition: text that situates the memory (the message it replies to, the section it comes from). Embedded and keyword-indexed with it, so a search finds the memory through what it answers; not part of its content. At most 5,000 characters; its last 64 words are indexed.'),
     async: z.boolean().optional().default(false),
     createdAt: createdAtParam,
   })
@@ -114,6 +116,7 @@ export const UpdateBody = z
     tags: tags.optional(),
     metadata: metadata.optional(),
     spaceId: spaceId.optional(),
+    context: z.string().max(5000).optional().describe('New context (see save); an empty string removes it. A change re-embeds the memory.'),
   })
   .strict()
   .describe('Fields to change; content changes re-embed the memory. Addition to the spec.');
@@ -626,6 +629,7 @@ export const TurboSaveBody = z.object({
   title: z.string().max(500).optional(),
   tags: tags.optional(),
   spaceId: spaceId.optional().describe('Addition, as in save.'),
+  context: z.string().max(5000).optional().describe('Addition, as in save.'),
 });
 export type TurboSaveBody = z.input<typeof TurboSaveBody>;
 

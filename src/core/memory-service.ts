@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { MemError } from '../errors.js';
 import { embedMany } from '../providers/embed-many.js';
 import type { EmbeddingModel } from '../providers/spec.js';
-import { chunkText } from './chunking.js';
+import { embedPassages, memoryPassages } from './chunking.js';
 import { isId, newId } from './ids.js';
 import type { KnowledgeHooks } from './knowledge/knowledge-service.js';
 import type { MemoryStore, Storage } from './ports.js';
@@ -20,6 +20,8 @@ export interface SaveInput {
   readonly metadata?: Record<string, unknown> | undefined;
   readonly spaceId?: string | undefined;
   readonly turbo?: boolean | undefined;
+  /** Text that situates the memory (see MemoryRecord.context). */
+  readonly context?: string | undefined;
   /** Pre-allocated id (async saves allocate it when they are accepted). */
   readonly id?: string | undefined;
   /**
@@ -36,6 +38,7 @@ export interface UpdateInput {
   readonly tags?: readonly string[] | undefined;
   readonly metadata?: Record<string, unknown> | undefined;
   readonly spaceId?: string | undefined;
+  readonly context?: string | undefined;
 }
 
 export interface SearchInput {
@@ -137,13 +140,9 @@ export class MemoryService {
     return this.deps.storage.memories(accountId);
   }
 
-  private async embedChunks(content: string, title: string): Promise<ChunkInput[]> {
-    const chunks = chunkText(content, title);
-    const vectors = await embedMany(
-      this.deps.embedder,
-      chunks.map((chunk) => chunk.text),
-    );
-    return chunks.map((chunk, index) => ({ ...chunk, vector: vectors[index] ?? new Float32Array() }));
+  private async embedChunks(content: string, title: string, context: string): Promise<ChunkInput[]> {
+    const [chunks] = await embedPassages([memoryPassages(content, title, context)], (texts) => embedMany(this.deps.embedder, texts));
+    return chunks ?? [];
   }
 
   async save(accountId: string, input: SaveInput): Promise<MemoryRecord> {
@@ -156,7 +155,8 @@ export class MemoryService {
     const turbo = input.turbo ?? false;
     // The passages go to the embedding worker first; an inline extractor then works on the main thread
     // meanwhile (two cores busy instead of one after the other).
-    const embedding = this.embedChunks(input.content, title);
+    const context = input.context?.trim() ?? '';
+    const embedding = this.embedChunks(input.content, title, context);
     const extraction = turbo ? null : (this.deps.knowledge?.extractAhead?.(input.content, createdAt) ?? null);
     const chunks = await embedding;
     const memory: MemoryRecord = {
@@ -172,6 +172,7 @@ export class MemoryService {
       updatedAt: null,
       contentHash: contentHash(input.content),
       turbo,
+      context,
     };
     await this.store(accountId).insert(memory, chunks);
     // Turbo saves skip extraction; inline extractors finish before the save returns.
@@ -207,10 +208,11 @@ export class MemoryService {
       spaceId: input.spaceId ?? existing.spaceId,
       contentHash: contentHash(content),
       updatedAt: Math.max(this.now(), existing.createdAt),
+      context: input.context !== undefined ? input.context.trim() : existing.context,
     };
-    // The title heads every passage, so a new title re-embeds too.
-    const reembed = content !== existing.content || title !== existing.title;
-    await store.replace(updated, reembed ? await this.embedChunks(content, title) : undefined);
+    // The title and the context are indexed with every passage, so a change to either re-embeds too.
+    const reembed = content !== existing.content || title !== existing.title || updated.context !== existing.context;
+    await store.replace(updated, reembed ? await this.embedChunks(content, title, updated.context) : undefined);
     // New content replaces everything the old content contributed to entities, facts and the graph.
     if (content !== existing.content && !updated.turbo) await this.deps.knowledge?.memorySaved(accountId, updated);
     return updated;
@@ -241,7 +243,7 @@ export class MemoryService {
     const store = this.store(accountId);
     const memory = await store.get(id);
     if (!memory) return false;
-    await store.replace(memory, await this.embedChunks(memory.content, memory.title));
+    await store.replace(memory, await this.embedChunks(memory.content, memory.title, memory.context));
     return true;
   }
 

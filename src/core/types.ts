@@ -14,6 +14,12 @@ export interface MemoryRecord {
   readonly contentHash: string;
   /** True for memories saved through the turbo path (no extraction). */
   readonly turbo: boolean;
+  /**
+   * Text that situates the memory (the message it replies to, the section it comes from): embedded and
+   * keyword-indexed with it, so a search can find it through what it answers; not part of its content.
+   * Empty when none was given.
+   */
+  readonly context: string;
 }
 
 export interface ChunkInput {

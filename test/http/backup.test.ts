@@ -6,6 +6,7 @@ import type { BackupResponse, ListResponse, Memory, SearchResponse } from '../..
 import { loadConfig } from '../../src/config/load-config.js';
 import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-app.js';
 import { tempHome } from '../helpers/temp-home.js';
+import { SCHEMA_VERSION } from '../../src/store/lancedb/schema.js';
 
 let a: TestApp;
 /** Saves made while the backup runs. */
@@ -62,7 +63,7 @@ describe('mem backup while writes happen, restore into a fresh home', () => {
     expect(backup.path).toBe(dir);
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as BackupResponse['manifest'];
     expect(manifest).toEqual(backup.manifest);
-    expect(manifest).toMatchObject({ format: 'mem-backup', version: 1, memVersion: expect.any(String), schemaVersion: 1 });
+    expect(manifest).toMatchObject({ format: 'mem-backup', version: 1, memVersion: expect.any(String), schemaVersion: SCHEMA_VERSION });
     expect(manifest.embedding).toEqual({ modelId: a.deps.embedder.modelId, dimension: a.deps.embedder.dimension });
     const names = manifest.tables.map((table) => table.name);
     expect(names).toEqual(expect.arrayContaining(['memories', 'entities', 'facts', 'edges', 'accounts', 'watches']));

@@ -129,7 +129,7 @@ describe('export -> import into a fresh data dir -> export: a lossless round tri
       createdAt: '2024-01-10T09:00:00Z',
     });
     await save(a, { content: 'Sarah Chen works at Globex now, as head of research.', tags: ['work'], spaceId: 'work', createdAt: '2025-02-01T09:00:00Z' });
-    const garden = await save(a, { content: 'Tomatoes and basil grow well together in the garden.', tags: ['garden'], spaceId: 'home', description: 'planting' });
+    const garden = await save(a, { content: 'Tomatoes and basil grow well together in the garden.', tags: ['garden'], spaceId: 'home', description: 'planting', context: 'What grows well next to tomatoes?' });
     const updated = await a.request({ method: 'PATCH', url: `/v1/memory/${garden}`, payload: { tags: ['garden', 'summer'] } });
     expect(updated.statusCode).toBe(200);
     const turbo = await a.request({ method: 'POST', url: '/v1/turbo/save', payload: { content: 'Quick turbo note about the bike repair shop on Elm Street', tags: ['errand'] } });
@@ -297,6 +297,9 @@ describe('vectors, filters, id-less lines, dry runs and errors', () => {
     const memory = records.find((record) => record.type === 'memory' && record.description === 'planting') as MemoryLine;
     expect(memory.vectors.length).toBeGreaterThan(0);
     expect(memory.vectors[0]?.vector).toHaveLength(a.deps.embedder.dimension);
+    // The context travels with the memory and is part of what its passages index.
+    expect(memory.context).toBe('What grows well next to tomatoes?');
+    expect(memory.vectors[0]?.text).toContain('What grows well next to tomatoes?');
     // A recognisable vector: if the import embedded instead, the export would not give it back.
     const marked = memory.vectors.map((chunk) => ({ ...chunk, vector: chunk.vector.map((_, i) => (i === 0 ? 1 : 0)) }));
     const header = records[0] as Line;

@@ -45,6 +45,7 @@ beforeAll(async () => {
         title: `dated ${dated.name}`,
         content: `dated note ${dated.name}`,
         description: '',
+        context: '',
         tags: dated.tags,
         metadata: { status: dated.status },
         spaceId: 'archive',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText, splitSentences, TARGET_WORDS } from '../../src/core/chunking.js';
+import { chunkText, embedPassages, MAX_CONTEXT_WORDS, memoryPassages, passageVector, splitSentences, TARGET_WORDS } from '../../src/core/chunking.js';
 import { isId, newId, ulid } from '../../src/core/ids.js';
 import { calibrate, hybridRaw, scoringFor } from '../../src/core/scoring.js';
 
@@ -53,6 +53,52 @@ describe('chunking', () => {
     const chunks = chunkText(Array.from({ length: 500 }, (_, i) => `w${i}`).join(' '));
     expect(chunks.length).toBeGreaterThan(3);
     expect(chunks.every((chunk) => chunk.text.length > 0)).toBe(true);
+  });
+});
+
+describe('passages with context', () => {
+  it('index a memory without context by its chunks alone', () => {
+    expect(memoryPassages('Hello world.', 'Greeting')).toEqual([{ seq: 0, text: 'Greeting. Hello world.', embed: ['Greeting. Hello world.'] }]);
+    expect(memoryPassages('Hello world.', 'Greeting', '   ')).toEqual(memoryPassages('Hello world.', 'Greeting'));
+  });
+
+  it('embed each chunk alone and after the context, and weigh its own words twice in the keyword text', () => {
+    const [passage] = memoryPassages('Three times a week.', '', 'How often do you go to the gym?');
+    expect(passage).toEqual({
+      seq: 0,
+      text: 'Three times a week.\nHow often do you go to the gym?\nThree times a week.',
+      embed: ['Three times a week.', 'How often do you go to the gym?\nThree times a week.'],
+    });
+  });
+
+  it('keep the last MAX_CONTEXT_WORDS words of a long context, on every passage', () => {
+    const context = Array.from({ length: MAX_CONTEXT_WORDS + 20 }, (_, i) => `c${i}`).join(' ');
+    const content = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} talks about topic ${i}.`).join(' ');
+    const passages = memoryPassages(content, '', context);
+    expect(passages.length).toBeGreaterThan(1);
+    for (const passage of passages) {
+      const situation = passage.embed[1]?.split('\n')[0] ?? '';
+      expect(situation.split(' ')).toHaveLength(MAX_CONTEXT_WORDS);
+      expect(situation.startsWith('c20 ')).toBe(true);
+      expect(situation.endsWith(`c${MAX_CONTEXT_WORDS + 19}`)).toBe(true);
+    }
+  });
+
+  it('combine embeddings into one unit vector, in order, across memories', async () => {
+    expect(Array.from(passageVector([Float32Array.of(3, 4)]))).toEqual([3, 4]);
+    const sum = passageVector([Float32Array.of(1, 0), Float32Array.of(0, 1)]);
+    expect(sum[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(sum[1]).toBeCloseTo(Math.SQRT1_2, 6);
+    const seen: string[] = [];
+    const lists = [memoryPassages('First memory.'), memoryPassages('Second memory.', '', 'Its context.')];
+    const [first, second] = await embedPassages(lists, async (texts) => {
+      seen.push(...texts);
+      return texts.map((text) => (text.includes('Its context') ? Float32Array.of(0, 1) : Float32Array.of(1, 0)));
+    });
+    expect(seen).toEqual(['First memory.', 'Second memory.', 'Its context.\nSecond memory.']);
+    expect(Array.from(first?.[0]?.vector ?? [])).toEqual([1, 0]);
+    expect(second?.[0]?.vector[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(second?.[0]?.text).toBe('Second memory.\nIts context.\nSecond memory.');
   });
 });
 

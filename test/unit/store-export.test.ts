@@ -22,6 +22,7 @@ function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
     title: 't',
     content: 'c',
     description: '',
+    context: '',
     tags: [],
     metadata: {},
     spaceId: '',

@@ -7,6 +7,8 @@ import type { Storage } from '../../src/core/ports.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { openLanceStore } from '../../src/store/lancedb/lancedb-store.js';
 import * as lancedb from '@lancedb/lancedb';
+import { Schema } from 'apache-arrow';
+import { memoriesSchema, metaSchema, SCHEMA_VERSION } from '../../src/store/lancedb/schema.js';
 
 const DIM = 4;
 let dir: string;
@@ -18,6 +20,7 @@ function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
     title: 't',
     content: 'c',
     description: '',
+    context: '',
     tags: [],
     metadata: {},
     spaceId: '',
@@ -246,5 +249,45 @@ describe('LanceDB memory store', () => {
     const again = await openLanceStore({ uri: dir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
     expect(await again.totalMemories()).toBe(await storage.totalMemories());
     await again.close();
+  });
+
+  it('migrates a schema 1 directory: memories gain an empty context, and saving with one works', async () => {
+    const oldDir = mkdtempSync(join(tmpdir(), 'mem-store-v1-'));
+    const id = newId('memory');
+    // The directory as mem wrote it before memories had a context column.
+    const db = await lancedb.connect(oldDir);
+    const meta = await db.createEmptyTable('meta', metaSchema);
+    await meta.add([{ key: 'schema_version', value: '1' }]);
+    const v1 = new Schema(memoriesSchema.fields.filter((field) => field.name !== 'context'));
+    const table = await db.createEmptyTable('memories', v1);
+    await table.add([
+      {
+        id, account_id: 'usr_a', title: 'old', content: 'an old memory', description: '', tags: ['x'], metadata: '{}', space_id: '',
+        created_at: 1000, updated_at: null, content_hash: 'h', turbo: false, size_bytes: 13,
+      },
+    ]);
+    db.close();
+    try {
+      for (let open = 0; open < 2; open++) {
+        const migrated = await openLanceStore({ uri: oldDir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
+        try {
+          const store = migrated.memories('usr_a');
+          expect(await store.get(id)).toMatchObject({ id, content: 'an old memory', tags: ['x'], context: '' });
+          if (open === 0) {
+            const reply = memory({ content: 'Three times a week.', context: 'How often do you go?' });
+            await store.insert(reply, [{ seq: 0, text: 'r', vector: vec(1, 0, 0, 0) }]);
+          }
+          expect((await store.list({}, { limit: 10, offset: 0 })).items.map((item) => item.context).sort()).toEqual(['', 'How often do you go?']);
+        } finally {
+          await migrated.close();
+        }
+      }
+      const check = await lancedb.connect(oldDir);
+      const version = await (await check.openTable('meta')).query().where("key = 'schema_version'").toArray();
+      expect(version.map((row) => row.value)).toEqual([String(SCHEMA_VERSION)]);
+      check.close();
+    } finally {
+      rmSync(oldDir, { recursive: true, force: true });
+    }
   });
 });

@@ -24,6 +24,7 @@ function renderMemory(memory: Memory): string {
     ),
   ];
   if (memory.description) lines.push(memory.description);
+  if (memory.context) lines.push(style.dim(`context: ${truncate(memory.context.replace(/\s+/g, ' '), 200)}`));
   lines.push('', memory.content);
   if (Object.keys(memory.metadata).length > 0) lines.push('', style.dim(`metadata ${JSON.stringify(memory.metadata)}`));
   return lines.join('\n');
@@ -36,6 +37,9 @@ async function saveSource(content: string | undefined, options: Record<string, s
   }
   if (options.file !== undefined && content !== undefined) {
     throw new MemError('VALIDATION_ERROR', 'Give either text (or a URL) or --file, not both.');
+  }
+  if (options.context !== undefined) {
+    throw new MemError('VALIDATION_ERROR', '--context applies to text saves, not URLs or files.', { hint: 'Drop --context.' });
   }
   const fields = {
     title: options.title as string | undefined,
@@ -91,6 +95,7 @@ export function registerMemoryCommands(program: Command): void {
     .option('-d, --description <text>', 'short description or summary')
     .option('-s, --space <spaceId>', 'space (folder) to save into')
     .option('-m, --metadata <json>', 'metadata as a JSON object')
+    .option('--context <text>', 'what the text answers or continues (e.g. the message it replies to): indexed with it, not saved as content')
     .option('--async', 'return at once with a pending id instead of waiting')
     .option('--turbo', 'fast save: store and embed only, no extraction (prints the processing time)')
     .option('-f, --file <path>', 'upload a file (pdf, html, markdown, text, json): its text is extracted')
@@ -106,6 +111,7 @@ Examples:
   $ mem save --file report.pdf --tags q3
   $ echo "long note" | mem save - --title "From stdin"
   $ mem save "Pay the invoice" -m '{"priority":2}' --space personal --json
+  $ mem save "Three times a week" --context "How often do you go to the gym?" --space chat
   $ mem save --turbo "quick thought"`,
     )
     .action(async (content: string | undefined, options: Record<string, string | boolean | undefined>, command: Command) => {
@@ -117,7 +123,7 @@ Examples:
       const { client, output } = await clientFor(command);
       if (options.turbo) {
         if (options.async || options.description !== undefined || options.metadata !== undefined) {
-          throw new MemError('VALIDATION_ERROR', '--turbo saves content, title, tags and space only.', {
+          throw new MemError('VALIDATION_ERROR', '--turbo saves content, title, tags, space and context only.', {
             hint: 'Drop --async, --description and --metadata, or save without --turbo.',
           });
         }
@@ -126,6 +132,7 @@ Examples:
           title: options.title as string | undefined,
           tags: parseList(options.tags as string | undefined),
           spaceId: options.space as string | undefined,
+          context: options.context as string | undefined,
         });
         output.result(turbo, () => `${style.green('Saved')} ${turbo.documentId}  ${style.dim(`(turbo, ${turbo.processingTime} ms)`)}`);
         return;
@@ -137,6 +144,7 @@ Examples:
         tags: parseList(options.tags as string | undefined),
         spaceId: options.space as string | undefined,
         metadata: parseJsonObject(options.metadata as string | undefined, '--metadata'),
+        context: options.context as string | undefined,
         async: Boolean(options.async),
       });
       output.result(response, () =>
@@ -279,6 +287,7 @@ Examples:
     .option('-d, --description <text>', 'new description')
     .option('-s, --space <spaceId>', 'move to this space')
     .option('-m, --metadata <json>', 'replace the metadata (JSON object)')
+    .option('--context <text>', 'new context (see mem save --help; "" removes it)')
     .addHelpText(
       'after',
       '\nExamples:\n  $ mem update mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --tags work,done\n  $ cat note.md | mem update mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --content -',
@@ -291,6 +300,7 @@ Examples:
         ...(options.description !== undefined ? { description: options.description } : {}),
         ...(options.space !== undefined ? { spaceId: options.space } : {}),
         ...(options.metadata !== undefined ? { metadata: parseJsonObject(options.metadata, '--metadata') } : {}),
+        ...(options.context !== undefined ? { context: options.context } : {}),
       };
       if (Object.keys(body).length === 0) {
         throw new MemError('VALIDATION_ERROR', 'Nothing to change.', { hint: 'Pass --content, --title, --tags, ...' });

@@ -7,6 +7,7 @@ export interface TurboSaveInput {
   readonly title?: string | undefined;
   readonly tags?: readonly string[] | undefined;
   readonly spaceId?: string | undefined;
+  readonly context?: string | undefined;
 }
 
 /** Milliseconds since `started` (performance.now()), to 0.1 ms. */

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { MemError } from '../../errors.js';
 import { embedMany } from '../../providers/embed-many.js';
 import type { EmbeddingModel } from '../../providers/spec.js';
-import { chunkText } from '../chunking.js';
+import { embedPassages, memoryPassages } from '../chunking.js';
 import { deriveEdge, deriveEntity, deriveFact } from '../knowledge/derive.js';
 import type { KnowledgeHooks } from '../knowledge/knowledge-service.js';
 import type { EdgeRecord, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
@@ -314,6 +314,7 @@ export class ImportService {
         updatedAt: line.updatedAt !== undefined ? line.updatedAt : (previous?.updatedAt ?? null),
         contentHash: contentHash(line.content),
         turbo: line.turbo ?? previous?.turbo ?? false,
+        context: line.context?.trim() ?? previous?.context ?? '',
       };
       const status = line.extraction === undefined ? previousStatus : line.extraction === null ? null : toStatus(line.id, line.extraction);
       if (previous && hasVectors.has(line.id) && same(memoryLine(previous, previousStatus), memoryLine(memory, status))) {
@@ -380,22 +381,15 @@ export class ImportService {
     for (const { memory, previous, item } of planned) {
       const fromFile = sameSpace ? fileChunks(item.line, memory, space.dimension) : null;
       if (fromFile) chunks.set(memory.id, fromFile);
-      else if (previous && hasVectors.has(memory.id) && previous.content === memory.content && previous.title === memory.title) reuse.push(memory.id);
+      else if (previous && hasVectors.has(memory.id) && previous.content === memory.content && previous.title === memory.title && previous.context === memory.context) reuse.push(memory.id);
       else embed.push(memory);
     }
     for (const [id, stored] of await store.chunksOf(reuse)) chunks.set(id, stored);
-    const pieces = embed.map((memory) => ({ memory, parts: chunkText(memory.content, memory.title) }));
-    const vectors = await embedMany(
-      this.deps.embedder,
-      pieces.flatMap(({ parts }) => parts.map((part) => part.text)),
+    const embedded = await embedPassages(
+      embed.map((memory) => memoryPassages(memory.content, memory.title, memory.context)),
+      (texts) => embedMany(this.deps.embedder, texts),
     );
-    let at = 0;
-    for (const { memory, parts } of pieces) {
-      chunks.set(
-        memory.id,
-        parts.map((part) => ({ ...part, vector: vectors[at++] ?? new Float32Array() })),
-      );
-    }
+    for (const [index, memory] of embed.entries()) chunks.set(memory.id, embedded[index] ?? []);
     return planned.map(({ memory }) => ({ memory, chunks: chunks.get(memory.id) ?? [] }));
   }
 
@@ -587,7 +581,7 @@ export class ImportService {
 /** The file's passages and vectors, when they are what this daemon would compute for the memory now. */
 function fileChunks(line: MemoryInput, memory: MemoryRecord, dimension: number): ChunkInput[] | null {
   if (!line.vectors || line.vectors.length === 0) return null;
-  const expected = chunkText(memory.content, memory.title);
+  const expected = memoryPassages(memory.content, memory.title, memory.context);
   const given = [...line.vectors].sort((a, b) => a.seq - b.seq);
   if (given.length !== expected.length) return null;
   for (const [i, chunk] of given.entries()) {

@@ -148,7 +148,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
   const open = async (name: string, schema: Schema) =>
     new TableWriter(await db.createEmptyTable(name, schema, { mode: 'create', existOk: true }), onCommit);
   const meta = await open('meta', metaSchema);
-  await ensureSchemaVersion(meta);
+  await migrateSchema(db, meta);
   const memories = await open('memories', memoriesSchema);
   const chunks = await open(
     chunksTableName(options.vectorSpace.modelId, options.vectorSpace.dimension),
@@ -185,7 +185,12 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
   return storage;
 }
 
-async function ensureSchemaVersion(meta: TableWriter): Promise<void> {
+/**
+ * Brings a data directory to SCHEMA_VERSION before any table is opened with the current schema (LanceDB
+ * refuses to open a table whose schema differs). A fresh directory just records the version. Each step is
+ * idempotent, so a crash before the version is written re-runs it harmlessly on the next start.
+ */
+async function migrateSchema(db: lancedb.Connection, meta: TableWriter): Promise<void> {
   const rows = await meta.table.query().where(eq('key', 'schema_version')).toArray();
   if (rows.length === 0) {
     await meta.append([{ key: 'schema_version', value: String(SCHEMA_VERSION) }]);
@@ -197,6 +202,23 @@ async function ensureSchemaVersion(meta: TableWriter): Promise<void> {
       `The data directory was written by a newer mem (schema ${found}, this one knows ${SCHEMA_VERSION}). Upgrade mem.`,
     );
   }
+  if (found === SCHEMA_VERSION) return;
+  const names = new Set(await db.tableNames());
+  if (found < 2 && names.has('memories')) {
+    const memories = await db.openTable('memories');
+    try {
+      const schema = await memories.schema();
+      if (!schema.fields.some((field) => field.name === 'context')) {
+        // Non-nullable utf8, as memoriesSchema declares it.
+        await memories.addColumns([{ name: 'context', valueSql: "CAST('' AS STRING)" }]);
+      }
+    } finally {
+      memories.close();
+    }
+  }
+  await meta.exclusive((table) =>
+    table.update({ where: eq('key', 'schema_version'), valuesSql: { value: literal(String(SCHEMA_VERSION)) } }),
+  );
 }
 
 async function ensureFtsIndex(table: Table): Promise<void> {

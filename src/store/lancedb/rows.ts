@@ -55,6 +55,7 @@ export function memoryToRow(accountId: string, memory: MemoryRecord): Row {
     content_hash: memory.contentHash,
     turbo: memory.turbo,
     size_bytes: Buffer.byteLength(memory.content, 'utf8'),
+    context: memory.context,
   };
 }
 
@@ -72,6 +73,7 @@ export function rowToMemory(row: Row): MemoryRecord {
     updatedAt: optNum(row, 'updated_at'),
     contentHash: str(row, 'content_hash'),
     turbo: row.turbo === true,
+    context: str(row, 'context'),
   };
 }
 

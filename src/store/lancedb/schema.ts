@@ -10,7 +10,11 @@ const num = (name: string, nullable = false) => new Field(name, new Float64(), n
 const bool = (name: string) => new Field(name, new Bool(), false);
 const strList = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
 
-export const SCHEMA_VERSION = 1;
+/**
+ * 1: the first release. 2: memories.context (text that situates a memory, embedded and keyword-indexed with
+ * it); added by migrateSchema in lancedb-store.ts.
+ */
+export const SCHEMA_VERSION = 2;
 
 export const memoriesSchema = new Schema([
   str('id'),
@@ -26,6 +30,7 @@ export const memoriesSchema = new Schema([
   str('content_hash'),
   bool('turbo'),
   num('size_bytes'),
+  str('context'),
 ]);
 
 /** Vectors live in one table per embedding space, so two models' vectors can never be compared. */
