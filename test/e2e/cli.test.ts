@@ -57,6 +57,23 @@ describe('mem CLI against a real daemon', () => {
     expect(json<{ results: { id: string }[] }>(search).results[0]?.id).toBe(id);
     const human = await mem(['search', 'Sarah Chen Acme roadmap meeting', '--threshold', '0'], env);
     expect(human.stdout).toContain(id);
+    // Nothing at the threshold: the nearest memories instead, never more than --limit.
+    const nearest = await mem(['search', 'Sarah Chen Acme roadmap meeting', '--threshold', '0.9999', '--limit', '1'], env);
+    expect(nearest.exitCode).toBe(0);
+    expect(nearest.stdout).toContain('Nearest');
+    expect(nearest.stdout.match(/mem_[0-9A-Z]{26}/g)).toEqual([id]);
+
+    // A reply saved with the message it answers: found through it, shown with it, not part of its content.
+    const reply = await mem(['save', 'Three times a week, before work.', '--context', 'How often do you go to the gym?', '--space', 'chat', '--json'], env);
+    expect(reply.exitCode, String(reply.stderr)).toBe(0);
+    const replyId = json<{ documentId: string }>(reply).documentId;
+    const found = await mem(['search', 'how often do you go to the gym', '--space', 'chat', '--threshold', '0', '--json'], env);
+    expect(json<{ results: { id: string; content: string }[] }>(found).results[0]).toMatchObject({ id: replyId, content: 'Three times a week, before work.' });
+    const shown = await mem(['get', replyId], env);
+    expect(shown.stdout).toContain('context: How often do you go to the gym?');
+    const urlWithContext = await mem(['save', 'https://example.org/page', '--context', 'x'], env);
+    expect(urlWithContext.exitCode).toBe(2);
+    expect(urlWithContext.stderr).toContain('--context applies to text saves');
 
     const ls = await mem(['ls', '--tags', 'acme', '--json'], env);
     expect(json<{ data: { id: string }[] }>(ls).data.map((memory) => memory.id)).toEqual([id]);

@@ -85,6 +85,9 @@ function mimeTypeOf(path: string): string {
   return MIME_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 }
 
+/** What a search with nothing above its threshold shows instead, at most. */
+const NEAREST_SHOWN = 3;
+
 export function registerMemoryCommands(program: Command): void {
   program
     .command('save')
@@ -201,10 +204,11 @@ Examples:
         hybrid: Boolean(options.hybrid),
       };
       const response = await client.search(request);
-      // Nothing above the threshold: show the nearest few (humans only), so "nothing" is never a dead end.
+      // Nothing above the threshold: show the nearest few (humans only, at most --limit), so "nothing" is
+      // never a dead end.
       const nearest =
         response.results.length === 0 && !output.json && request.threshold > 0
-          ? (await client.search({ ...request, threshold: 0, limit: 3, offset: 0 })).results
+          ? (await client.search({ ...request, threshold: 0, limit: Math.min(NEAREST_SHOWN, request.limit), offset: 0 })).results
           : [];
       output.result(response, () => {
         const width = terminalWidth();
