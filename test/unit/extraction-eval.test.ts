@@ -37,4 +37,17 @@ describe('built-in extractor on the labelled evaluation set', () => {
     const precise = confident.reduce((sum, bucket) => sum + bucket.precision * bucket.facts, 0) / confident.reduce((sum, bucket) => sum + bucket.facts, 0);
     expect(precise).toBeGreaterThanOrEqual(report.facts.precision - 0.05);
   }, 60_000);
+
+  it('finds people whose given name it does not know from what they do and where they are from', async () => {
+    const extractor = new BuiltinExtractor();
+    const people = async (text: string) =>
+      (await extractor.extract({ text, referenceTime: Date.UTC(2026, 0, 5) })).entities.filter((entity) => entity.type === 'person').map((entity) => entity.name);
+    // A cue word followed by punctuation still counts ("called.").
+    expect(await people('Kofi Mensah called.')).toEqual(['Kofi Mensah']);
+    expect(await people('Priya Raman met Zara Okonkwo in Lisbon.')).toEqual(['Priya Raman', 'Zara Okonkwo']);
+    expect(await people('Priya Raman from Acme Corp joined the call late.')).toEqual(['Priya Raman']);
+    // Single words and places keep needing more than that.
+    expect(await people('Flights to Lisbon from Porto were cancelled.')).toEqual([]);
+    expect(await people('New York from above looks calm.')).toEqual([]);
+  });
 });

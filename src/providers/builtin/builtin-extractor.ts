@@ -156,8 +156,9 @@ function endsWithAny(text: string, cues: readonly string[]): boolean {
   return cues.some((cue) => text === cue || text.endsWith(` ${cue}`));
 }
 
+/** Whether `text` starts with one of the cues as whole words ("called." and "called by" start with "called"). */
 function startsWithAny(text: string, cues: readonly string[]): boolean {
-  return cues.some((cue) => text === cue || text.startsWith(`${cue} `));
+  return cues.some((cue) => text.startsWith(cue) && !/[\p{L}\p{N}'’]/u.test(text.charAt(cue.length)));
 }
 
 /** Splits into lines, then sentences, keeping each token's offsets within its sentence text. */
@@ -300,7 +301,13 @@ function datesOf(nlp: Nlp, sentence: string, referenceTime: number): DateMention
 }
 
 /** Adds type evidence for one mention of a candidate from its words and its context. */
-function score(candidate: Candidate, chunk: { text: string; tokens: Token[]; before: string; kin: boolean }, before: string, after: string, known: KnownSets): void {
+function score(
+  candidate: Candidate,
+  chunk: { text: string; tokens: Token[]; before: string; after: string; kin: boolean },
+  before: string,
+  after: string,
+  known: KnownSets,
+): void {
   const s = candidate.scores;
   const words = chunk.tokens.map((token) => token.text.toLowerCase().replace(/\.$/, ''));
   const last = words[words.length - 1] ?? '';
@@ -324,6 +331,8 @@ function score(candidate: Candidate, chunk: { text: string; tokens: Token[]; bef
   if (/^['’]s\s+(?:ceo|cto|cfo|coo|founder|co-founder|president|board|headquarters|hq|office|offices|revenue|sales|team|engineers|customers|stock|shares|acquisition)\b/.test(after)) s.company += 3;
   if (endsWithAny(before, PERSON_CONTEXT_BEFORE)) s.person += words.length <= 3 ? 1.5 : 0;
   if (startsWithAny(after, PERSON_CONTEXT_AFTER)) s.person += words.length <= 3 ? 1.5 : 0;
+  // "Priya Raman from Acme Corp": a two- or three-word name from a named organisation or place is someone.
+  if (words.length >= 2 && words.length <= 3 && /^from\s+(?:the\s+)?\p{Lu}/u.test(chunk.after)) s.person += 1.5;
   // "David Okafor from Globex": the organisation someone is from.
   if (/\p{Lu}[\p{L}.'’-]+\s+(?:from|of|at|joined|joins|(?:works|worked|working)\s+(?:at|for))$/u.test(chunk.before) && !endsWithAny(before, LOCATION_CONTEXT_BEFORE.filter((cue) => cue.includes(' ')))) s.company += 2.5;
   if (endsWithAny(before, COMPANY_CONTEXT_BEFORE)) s.company += 2;
@@ -486,7 +495,12 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
       if (!chunk.first) candidate.sentenceInitialOnly = false;
       const before = sentence.text.slice(Math.max(0, chunk.start - 40), chunk.start).toLowerCase().replace(/\s+/g, ' ').trim();
       const after = sentence.text.slice(chunk.end, chunk.end + 40).toLowerCase().replace(/\s+/g, ' ').trim();
-      score(candidate, { ...chunk, before: sentence.text.slice(Math.max(0, chunk.start - 40), chunk.start).trimEnd() }, before, after, known);
+      const context = {
+        ...chunk,
+        before: sentence.text.slice(Math.max(0, chunk.start - 40), chunk.start).trimEnd(),
+        after: sentence.text.slice(chunk.end, chunk.end + 40).trimStart(),
+      };
+      score(candidate, context, before, after, known);
       candidates.set(key, candidate);
       rawMentions.push({ key, text: chunk.text, start: chunk.start, end: chunk.end, sentence: sentenceIndex });
     }

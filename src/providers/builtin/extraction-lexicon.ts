@@ -119,7 +119,7 @@ export const PERSON_CONTEXT_AFTER = [
   'flew', 'left', 'started', 'raised', 'pushed', 'confirmed', 'noted', 'argued', 'needs', 'prefers', 'loved',
   'hates', 'recommended', 'is the', 'is our', 'is a', 'is an', 'and i', 'feels', 'felt', 'seemed', 'signed off', 'approved',
   'estimates', 'estimated', 'runs', 'ran', 'booked', 'invited', 'closed', 'starts', 'is moving', 'is still', 'remains',
-  'stays', 'plays', 'walked', 'lent', 'brought',
+  'stays', 'plays', 'walked', 'lent', 'brought', 'met', 'meets', 'emailed', 'texted', 'messaged', 'visited',
 ];
 export const COMPANY_CONTEXT_BEFORE = [
   'joined', 'join', 'works at', 'work at', 'working at', 'worked at', 'works for', 'work for', 'working for',
