@@ -249,12 +249,15 @@ describe('export -> import into a fresh data dir -> export: a lossless round tri
   it('a changed record is updated in place, keeping its id and times', async () => {
     const records = lines(first);
     const memory = records.find((record) => record.type === 'memory' && record.description === 'planting') as Record<string, unknown>;
-    const changed = { ...memory, tags: ['garden', 'autumn'] };
+    // A line without a context clears the memory's, as a missing description clears that.
+    const { context: _context, ...withoutContext } = memory;
+    const changed = { ...withoutContext, tags: ['garden', 'autumn'] };
     const header = records[0];
     const report = await importInto(b, [header, changed].map((record) => JSON.stringify(record)).join('\n'));
     expect(report.byType.memory).toEqual({ created: 0, updated: 1, unchanged: 0, failed: 0 });
     const stored = (await b.request({ method: 'GET', url: `/v1/memory/${String(memory.id)}` })).json<{ data: Record<string, unknown> }>().data;
     expect(stored).toMatchObject({ tags: ['garden', 'autumn'], createdAt: memory.createdAt, updatedAt: memory.updatedAt });
+    expect(stored.context).toBeUndefined();
     // Back to the original: the copy equals the source again.
     await importInto(b, first);
     await settle(b);

@@ -314,7 +314,7 @@ export class ImportService {
         updatedAt: line.updatedAt !== undefined ? line.updatedAt : (previous?.updatedAt ?? null),
         contentHash: contentHash(line.content),
         turbo: line.turbo ?? previous?.turbo ?? false,
-        context: line.context?.trim() ?? previous?.context ?? '',
+        context: line.context?.trim() ?? '',
       };
       const status = line.extraction === undefined ? previousStatus : line.extraction === null ? null : toStatus(line.id, line.extraction);
       if (previous && hasVectors.has(line.id) && same(memoryLine(previous, previousStatus), memoryLine(memory, status))) {
