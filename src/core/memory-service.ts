@@ -77,14 +77,16 @@ const CANDIDATES_PER_RESULT = 4;
 const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 1000;
 /**
- * Added to a hybrid candidate's raw score (cosine + weighted BM25) when its title or content mentions every
- * name in the query (capitalised phrases, answers/text.ts properNouns); a share of it for some. A name is
- * a precise constraint that a sentence embedder blurs and BM25 weighs by rarity only: a person named in
- * half a conversation has a low IDF, yet a question about her is about the memories that name her. On the
- * real store's candidates, nDCG@10 LoCoMo-dev (turns saved with their context) 0.524 -> 0.543, SciFact-train
- * 0.705 -> 0.707; boosts of 0.1-0.3 are within 0.006 of each other on both.
+ * Subtracted from a hybrid candidate's raw score (cosine + weighted BM25) when its title and content mention
+ * none of the names in the query (capitalised phrases, answers/text.ts properNouns); a share of it when they
+ * mention some. A name is a precise constraint that a sentence embedder blurs and BM25 weighs by rarity
+ * only: a person named in half a conversation has a low IDF, yet a question about her is about the memories
+ * that name her. For the ranking a penalty is the same as a bonus for mentions; as a penalty, the scores of
+ * the memories that do name them keep their calibrated meaning, and the default threshold drops more of
+ * those that do not. On the real store's candidates, nDCG@10 LoCoMo-dev (turns saved with their context)
+ * 0.524 -> 0.543, SciFact-train 0.705 -> 0.707; 0.1-0.3 are within 0.006 of each other on both.
  */
-const NAME_BOOST = 0.15;
+const NAME_PENALTY = 0.15;
 /** At most this many candidates are read to look for the query's names. */
 const NAME_WINDOW_MAX = 400;
 const QUERY_CACHE_SIZE = 256;
@@ -320,12 +322,13 @@ export class MemoryService {
   }
 
   /**
-   * Hybrid search: adds NAME_BOOST x (share of the query's names a memory mentions) to each candidate's raw
-   * score. Only candidates that could reach the requested page are read: one below the
-   * page's last raw score minus NAME_BOOST cannot overtake it (at most NAME_WINDOW_MAX are read). Returns
-   * the memories it read, for the page.
+   * Hybrid search with names in the query: takes NAME_PENALTY x (share of the names a memory does not
+   * mention) off each candidate's raw score. Only candidates that could reach the requested page are read
+   * (those within NAME_PENALTY of the page's last raw score, at most NAME_WINDOW_MAX); the others are
+   * taken as mentioning none, which cannot bring them onto the page, and makes `total` a lower bound.
+   * Returns the memories it read, for the page.
    */
-  private async boostNames(
+  private async weighNames(
     store: MemoryStore,
     input: SearchInput,
     candidates: { memoryId: string; raw: number }[],
@@ -334,12 +337,13 @@ export class MemoryService {
     if (names.length === 0 || candidates.length === 0) return new Map();
     const byRaw = [...candidates].sort((a, b) => b.raw - a.raw);
     const last = byRaw[Math.min(byRaw.length, input.offset + input.limit) - 1]?.raw ?? Number.NEGATIVE_INFINITY;
-    const window = byRaw.filter((candidate) => candidate.raw >= last - NAME_BOOST).slice(0, NAME_WINDOW_MAX);
+    const window = byRaw.filter((candidate) => candidate.raw >= last - NAME_PENALTY).slice(0, NAME_WINDOW_MAX);
     const memories = new Map((await store.getMany(window.map((candidate) => candidate.memoryId))).map((memory) => [memory.id, memory]));
     const mentions = nameMatcher(names);
-    for (const candidate of window) {
+    for (const candidate of candidates) {
       const memory = memories.get(candidate.memoryId);
-      if (memory) candidate.raw += NAME_BOOST * mentions(`${memory.title}\n${memory.content}`);
+      const share = memory ? mentions(`${memory.title}\n${memory.content}`) : 0;
+      candidate.raw -= NAME_PENALTY * (1 - share);
     }
     return memories;
   }
@@ -374,7 +378,7 @@ export class MemoryService {
       const similarity = entry.similarity ?? floor;
       return { memoryId, seq: entry.seq, raw: input.hybrid ? hybridRaw(similarity, entry.bm25, scoring) : similarity };
     });
-    const fetched = input.hybrid ? await this.boostNames(store, input, candidates) : new Map<string, MemoryRecord>();
+    const fetched = input.hybrid ? await this.weighNames(store, input, candidates) : new Map<string, MemoryRecord>();
     const ranked = candidates
       .map(({ memoryId, seq, raw }) => ({ memoryId, seq, score: calibrate(raw, input.hybrid ? scoring.hybrid : scoring.semantic) }))
       .filter((entry) => entry.score >= input.threshold)

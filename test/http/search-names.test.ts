@@ -3,7 +3,8 @@ import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-
 
 /**
  * Hybrid search ranks memories that mention the names a query spells with a capital above those that do
- * not (query-names.ts). Caroline is named in most of the notes, so BM25 gives her name almost no weight.
+ * not (memory-service.ts NAME_PENALTY). Caroline is named in most of the notes, so BM25 gives her name
+ * almost no weight.
  */
 let t: TestApp;
 const ids: Record<string, string> = {};

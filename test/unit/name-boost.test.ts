@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nameMatcher, properNouns } from '../../src/core/answers/text.js';
 
-/** The names hybrid search boosts (memory-service.ts NAME_BOOST): the query's proper nouns, matched as written. */
+/** The names hybrid search weighs (memory-service.ts NAME_PENALTY): the query's proper nouns, matched as written. */
 describe('names in a query', () => {
   it('are its capitalised phrases, not its sentence openers, calendar words or lower-case words', () => {
     expect(properNouns('When did Caroline go to the LGBTQ support group?')).toEqual(['Caroline', 'LGBTQ']);
