@@ -1,3 +1,5 @@
+import type { ChunkInput } from './types.js';
+
 /**
  * Splits memory content into overlapping passages for embedding. The built-in sentence encoder is best on
  * sentence-to-paragraph inputs, so passages hold whole sentences up to ~TARGET_WORDS words, and each passage
@@ -116,7 +118,7 @@ export function passageVector(vectors: readonly Float32Array[]): Float32Array {
 export async function embedPassages(
   passageLists: readonly (readonly Passage[])[],
   embed: (texts: string[]) => Promise<readonly Float32Array[]>,
-): Promise<{ seq: number; text: string; vector: Float32Array }[][]> {
+): Promise<ChunkInput[][]> {
   const vectors = await embed(passageLists.flatMap((passages) => passages.flatMap((passage) => [...passage.embed])));
   let at = 0;
   return passageLists.map((passages) =>
