@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scoringFor } from '../../src/core/scoring.js';
 import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -69,6 +70,33 @@ describe('memory context', () => {
     });
     expect(restored.json().data.context).toBe('Do you still play chess with your father?');
     expect(scoreOf(await search({ query: 'does he play chess with his dad' }), ids.chess)).toBeCloseTo(scoreOf(before, ids.chess), 3);
+  });
+
+  it('counts a name the context mentions half, when hybrid search weighs the query\'s names', async () => {
+    const twins: Record<string, string> = {};
+    for (const [name, context] of [
+      ['named', 'Have you been to Lisbon?'],
+      ['other', 'Have you been to the opera?'],
+    ] as const) {
+      const saved = await t.request({ method: 'POST', url: '/v1/save', payload: { content: 'Twice, both times in the rain.', context, spaceId: 'trips' } });
+      twins[name] = saved.json().documentId;
+    }
+    // The raw value behind a hybrid score (the calibration's inverse).
+    const { midpoint, slope } = scoringFor(t.deps.embedder.modelId).hybrid;
+    const raw = async (query: string) => {
+      const response = await t.request({ method: 'POST', url: '/v1/search', payload: { query, spaceId: 'trips', hybrid: true, threshold: 0 } });
+      const results = response.json<{ results: { id: string; score: number }[] }>().results;
+      return (id: string | undefined) => {
+        const score = scoreOf(results, id);
+        return midpoint + Math.log(score / (1 - score)) / slope;
+      };
+    };
+    // A lower-case query has no names, so nothing is taken off; capitalised, "Lisbon" is a name.
+    const plain = await raw('has she been to lisbon?');
+    const named = await raw('Has she been to Lisbon?');
+    const drop = (id: string | undefined) => plain(id) - named(id);
+    expect(drop(twins.other)).toBeGreaterThan(0.12);
+    expect(drop(twins.named)).toBeLessThan(0.1);
   });
 
   it('is kept by turbo and async saves', async () => {
