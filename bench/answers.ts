@@ -10,8 +10,8 @@
  * included) is reported; for turbo, the daemon's own processingTime too.
  *
  * Quality (LoCoMo-dev, ../shared/data/locomo-dev.json; quick: the first conversation): the memory layout of
- * bench/retrieval-dialog.ts (one memory per dialog turn, content "<speaker>: <text>", context the turn before it
- * in its session, one space per conversation), plus the session date: a " [8 May, 2023]" suffix in the content and metadata.date (ISO), which
+ * bench/retrieval-dialog.ts (one memory per dialog turn, content its text, author its speaker, context the turn
+ * before it in its session, one space per conversation), plus the session date: a " [8 May, 2023]" suffix in the content and metadata.date (ISO), which
  * the answerer resolves relative phrases ("yesterday") against. Every question of categories 1-4 is asked
  * (model default, limit 10, spaceId = its conversation) and the answer scored by token F1 against the gold
  * answer the way LoCoMo's task_eval/evaluation.py does: normalise (lowercase, drop punctuation and the words
@@ -202,7 +202,8 @@ export async function measureQuality(quick: boolean): Promise<{ figures: Quality
           const sessionTurns = z.array(Turn).parse(sample.conversation[key]);
           return sessionTurns.map((turn, index) => ({
             spaceId: sample.sample_id,
-            content: `${turn.speaker}: ${turn.text}${day ? ` [${day}]` : ''}`,
+            content: `${turn.text}${day ? ` [${day}]` : ''}`,
+            author: turn.speaker,
             context: index > 0 ? `${sessionTurns[index - 1]?.speaker}: ${sessionTurns[index - 1]?.text}` : '',
             metadata: {
               dia_id: turn.dia_id,
@@ -217,6 +218,7 @@ export async function measureQuality(quick: boolean): Promise<{ figures: Quality
     await runPool(turns, LOAD_CONCURRENCY, async (turn) => {
       await daemon.client.save({
         content: turn.content,
+        author: turn.author,
         ...(turn.context ? { context: turn.context } : {}),
         spaceId: turn.spaceId,
         metadata: turn.metadata,

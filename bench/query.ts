@@ -164,6 +164,7 @@ async function load(storage: Storage, count: number, now: number, random: () => 
       content: note.content,
       description: '',
       context: '',
+      author: '',
       tags: note.tags,
       metadata: {
         priority: Math.floor(random() * 6),

@@ -2,9 +2,9 @@
  * Retrieval quality on LoCoMo-format conversations (default ../shared/data/locomo-dev.json), through the
  * HTTP API of a real daemon with the built-in embedder.
  *
- * Every dialog turn becomes one memory: content "<speaker>: <text>", context the turn before it in its
- * session (none for a session's first turn), as a chat app saving a reply would send the message it
- * answers; metadata {dia_id, session, session_date}, spaceId = the conversation's sample_id, tags
+ * Every dialog turn becomes one memory: content the turn's text, author its speaker, context the turn
+ * before it in its session ("<speaker>: <text>"; none for a session's first turn), as a chat app saving a
+ * message would send who wrote it and the message it answers; metadata {dia_id, session, session_date}, spaceId = the conversation's sample_id, tags
  * [sample_id]; saved with LOAD_CONCURRENCY in
  * flight; the tables are then compacted as the daemon's periodic maintenance would (BenchDaemon.compact()).
  * Every question (all categories, 1-5) becomes one search in its conversation's space with limit 100 and
@@ -65,6 +65,7 @@ interface TurnMemory {
   readonly session: number;
   readonly sessionDate: string;
   readonly content: string;
+  readonly author: string;
   /** The turn before, in the same session ('' for the first). */
   readonly context: string;
 }
@@ -89,7 +90,8 @@ function turnMemories(sample: Sample): TurnMemory[] {
         diaId: turn.dia_id,
         session: session.number,
         sessionDate: session.date,
-        content: `${turn.speaker}: ${turn.text}`,
+        content: turn.text,
+        author: turn.speaker,
         context: previous ? `${previous.speaker}: ${previous.text}` : '',
       };
     }),
@@ -263,6 +265,7 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<BenchResul
       runPool(turns, LOAD_CONCURRENCY, async (turn) => {
         await daemon.client.save({
           content: turn.content,
+          author: turn.author,
           ...(turn.context ? { context: turn.context } : {}),
           spaceId: turn.sampleId,
           tags: [turn.sampleId],

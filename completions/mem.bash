@@ -26,12 +26,12 @@ _mem() {
       continue
     fi
     case "$cmd $word" in
-      'mem save') cmd='mem save' valued='--host --title -t --tags --description -d --space -s --metadata -m --context --file -f' ;;
+      'mem save') cmd='mem save' valued='--host --title -t --tags --description -d --space -s --metadata -m --context --author --file -f' ;;
       'mem save-status') cmd='mem save-status' valued='--host' ;;
       'mem search') cmd='mem search' valued='--host --limit -n --offset --threshold --space -s --tags --after --before' ;;
       'mem ls'|'mem list') cmd='mem ls' valued='--host --limit -n --offset --space -s --tags --after --before' ;;
       'mem get'|'mem show') cmd='mem get' valued='--host' ;;
-      'mem update'|'mem edit') cmd='mem update' valued='--host --content -c --title -t --tags --description -d --space -s --metadata -m --context' ;;
+      'mem update'|'mem edit') cmd='mem update' valued='--host --content -c --title -t --tags --description -d --space -s --metadata -m --context --author' ;;
       'mem rm'|'mem delete') cmd='mem rm' valued='--host --ids' ;;
       'mem query') cmd='mem query' valued='--host --filter -f --sort --fields --limit -n --offset --histogram --threshold' ;;
       'mem ingest') cmd='mem ingest' valued='--host --status --webhook --tags --space' ;;
@@ -128,12 +128,12 @@ _mem() {
   if [[ -z $words ]]; then
     case "$cmd" in
       'mem') words='save save-status search ls get update rm query ingest jobs webhooks ask remind serve daemon status keys token usage profile users login logout entities facts graph enrich extract reindex mcp completion tui config doctor watch export import backup restore --version --json --quiet --host --start --help' ;;
-      'mem save') words='--title --tags --description --space --metadata --context --async --turbo --file --version --json --quiet --host --start --help' ;;
+      'mem save') words='--title --tags --description --space --metadata --context --author --async --turbo --file --version --json --quiet --host --start --help' ;;
       'mem save-status') words='--version --json --quiet --host --start --help' ;;
       'mem search') words='--limit --offset --threshold --space --tags --after --before --hybrid --version --json --quiet --host --start --help' ;;
       'mem ls') words='--limit --offset --space --tags --after --before --version --json --quiet --host --start --help' ;;
       'mem get') words='--version --json --quiet --host --start --help' ;;
-      'mem update') words='--content --title --tags --description --space --metadata --context --version --json --quiet --host --start --help' ;;
+      'mem update') words='--content --title --tags --description --space --metadata --context --author --version --json --quiet --host --start --help' ;;
       'mem rm') words='--ids --yes --version --json --quiet --host --start --help' ;;
       'mem query') words='--filter --sort --fields --limit --offset --count-by-tag --histogram --threshold --version --json --quiet --host --start --help' ;;
       'mem ingest') words='--status --webhook --tags --space --turbo --sync --no-wait --version --json --quiet --host --start --help' ;;

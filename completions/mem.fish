@@ -18,7 +18,7 @@ function __mem_position
         else
             switch "$cmd $word"
                 case 'mem save'
-                    set cmd 'mem save'; set valued --host --title -t --tags --description -d --space -s --metadata -m --context --file -f
+                    set cmd 'mem save'; set valued --host --title -t --tags --description -d --space -s --metadata -m --context --author --file -f
                 case 'mem save-status'
                     set cmd 'mem save-status'; set valued --host
                 case 'mem search'
@@ -28,7 +28,7 @@ function __mem_position
                 case 'mem get' 'mem show'
                     set cmd 'mem get'; set valued --host
                 case 'mem update' 'mem edit'
-                    set cmd 'mem update'; set valued --host --content -c --title -t --tags --description -d --space -s --metadata -m --context
+                    set cmd 'mem update'; set valued --host --content -c --title -t --tags --description -d --space -s --metadata -m --context --author
                 case 'mem rm' 'mem delete'
                     set cmd 'mem rm'; set valued --host --ids
                 case 'mem query'
@@ -210,6 +210,7 @@ complete -c mem -n "__mem_at 'mem save'" -l description -s d -r -d 'short descri
 complete -c mem -n "__mem_at 'mem save'" -l space -s s -r -d 'space (folder) to save into'
 complete -c mem -n "__mem_at 'mem save'" -l metadata -s m -r -d 'metadata as a JSON object'
 complete -c mem -n "__mem_at 'mem save'" -l context -r -d 'what the text answers or continues (e.g. the message it replies to): indexed with it, not saved as content'
+complete -c mem -n "__mem_at 'mem save'" -l author -r -d 'who wrote or said it (e.g. a chat message'\''s speaker): searches that name them rank their words first'
 complete -c mem -n "__mem_at 'mem save'" -l async -d 'return at once with a pending id instead of waiting'
 complete -c mem -n "__mem_at 'mem save'" -l turbo -d 'fast save: store and embed only, no extraction (prints the processing time)'
 complete -c mem -n "__mem_at 'mem save'" -l file -s f -r -d 'upload a file (pdf, html, markdown, text, json): its text is extracted'
@@ -235,6 +236,7 @@ complete -c mem -n "__mem_at 'mem update'" -l description -s d -r -d 'new descri
 complete -c mem -n "__mem_at 'mem update'" -l space -s s -r -d 'move to this space'
 complete -c mem -n "__mem_at 'mem update'" -l metadata -s m -r -d 'replace the metadata (JSON object)'
 complete -c mem -n "__mem_at 'mem update'" -l context -r -d 'new context (see mem save --help; "" removes it)'
+complete -c mem -n "__mem_at 'mem update'" -l author -r -d 'new author (see mem save --help; "" removes it)'
 complete -c mem -n "__mem_at 'mem update' 0" -a '(mem __complete --describe memories -- (commandline -ct | string unescape) 2>/dev/null)' -d 'memory id'
 complete -c mem -n "__mem_at 'mem rm'" -l ids -r -d 'comma-separated memory ids'
 complete -c mem -n "__mem_at 'mem rm'" -l yes -s y -d 'do not ask for confirmation'

@@ -19,6 +19,7 @@ export function presentMemory(memory: MemoryRecord): Memory {
     metadata: memory.metadata,
     spaceId: memory.spaceId,
     ...(memory.context ? { context: memory.context } : {}),
+    ...(memory.author ? { author: memory.author } : {}),
     createdAt: iso(memory.createdAt),
     ...(memory.updatedAt !== null ? { updatedAt: iso(memory.updatedAt) } : {}),
   };

@@ -169,6 +169,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: body.tags,
           spaceId: spaceFor(auth, body.spaceId),
           context: body.context,
+          author: body.author,
         });
         return reply.status(201).send({ success: true as const, documentId: memory.id, processingTime });
       },

@@ -72,6 +72,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           }
           if (!upload && body.content !== undefined) throw new MemError('VALIDATION_ERROR', 'Send either content or url, not both.');
           if (body.context !== undefined) throw new MemError('VALIDATION_ERROR', 'context applies to content saves, not to URLs or files.');
+          if (body.author !== undefined) throw new MemError('VALIDATION_ERROR', 'author applies to content saves, not to URLs or files.');
           await deps.accounts.assertCanStore(account, { memories: 1, bytes: upload?.body.length ?? 0 });
           const document = upload
             ? await deps.documentSource.fromFile(upload.body, upload.mimeType, upload.filename)
@@ -104,6 +105,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           metadata: body.metadata,
           spaceId,
           context: body.context,
+          author: body.author,
           createdAt: parseBound(body.createdAt, 'start'),
         };
         if (body.async) {

@@ -46,6 +46,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             createdAt: iso(memory.createdAt),
             spaceId: memory.spaceId,
             ...(Object.keys(memory.metadata).length > 0 ? { metadata: memory.metadata } : {}),
+            ...(memory.author ? { author: memory.author } : {}),
           })),
           pagination: { limit: body.limit, offset: body.offset, total, hasMore: body.offset + hits.length < total },
         };

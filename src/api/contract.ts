@@ -12,6 +12,16 @@ const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
 const tags = z.array(z.string().min(1).max(100)).max(100);
 const metadata = z.record(z.string(), z.unknown());
 const spaceId = z.string().max(200);
+/** Who wrote or said a memory (addition to the spec): one line, as questions would name them. */
+const author = z
+  .string()
+  .max(200)
+  .regex(/^[^\r\n]*$/, 'author must be one line')
+  .describe(
+    'Addition: who wrote or said the memory (a chat message\'s speaker, a note\'s writer), as questions would name them. ' +
+      'Indexed with each passage ("Author: text"), and a hybrid search whose query names an author of its candidates ' +
+      'ranks what others wrote lower. At most 200 characters, one line.',
+  );
 const memoryId = z.string().min(1).max(200).describe('Memory id: `mem_` + 26-character ULID.');
 const createdAtParam = isoDate
   .optional()
@@ -48,6 +58,7 @@ export const Memory = z.object({
   metadata: metadata,
   spaceId: z.string(),
   context: z.string().optional().describe('Addition: present when the memory was saved with a context.'),
+  author: z.string().optional().describe('Addition: present when the memory was saved with an author.'),
   createdAt: z.string(),
   updatedAt: z.string().optional(),
 });
@@ -65,6 +76,7 @@ export const SaveBody = z
     metadata: metadata.optional(),
     spaceId: spaceId.optional(),
     context: z.string().max(5000).optional().describe('Addition: text that situates the memory (the message it replies to, the section it comes from). Embedded and keyword-indexed with it, so a search finds the memory through what it answers; not part of its content. At most 5,000 characters; its last 64 words are indexed.'),
+    author: author.optional(),
     async: z.boolean().optional().default(false),
     createdAt: createdAtParam,
   })
@@ -117,6 +129,7 @@ export const UpdateBody = z
     metadata: metadata.optional(),
     spaceId: spaceId.optional(),
     context: z.string().max(5000).optional().describe('New context (see save); an empty string removes it. A change re-embeds the memory.'),
+    author: author.optional().describe('New author (see save); an empty string removes it. A change re-embeds the memory.'),
   })
   .strict()
   .describe('Fields to change; content changes re-embed the memory. Addition to the spec.');
@@ -175,6 +188,7 @@ export const SearchResult = z.object({
   createdAt: z.string(),
   spaceId: z.string(),
   metadata: metadata.optional(),
+  author: z.string().optional().describe('Addition: present when the memory has an author.'),
 });
 
 export const SearchResponse = z.object({
@@ -630,6 +644,7 @@ export const TurboSaveBody = z.object({
   tags: tags.optional(),
   spaceId: spaceId.optional().describe('Addition, as in save.'),
   context: z.string().max(5000).optional().describe('Addition, as in save.'),
+  author: author.optional().describe('Addition, as in save.'),
 });
 export type TurboSaveBody = z.input<typeof TurboSaveBody>;
 

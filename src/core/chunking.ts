@@ -90,8 +90,11 @@ export interface Passage extends Chunk {
  * context), hybrid nDCG@10 through the API went from 0.486 to 0.525 (semantic 0.244 -> 0.279); keyword text
  * with the chunk's words only once did worse than no context on temporal questions (bench/README.md).
  */
-export function memoryPassages(content: string, title = '', context = ''): Passage[] {
-  const chunks = chunkText(content, title);
+export function memoryPassages(content: string, title = '', context = '', author = ''): Passage[] {
+  // Who said it is part of what a passage says ("Caroline: I went to the support group"), for the embedder
+  // and for keyword search alike, as a speaker's name heads a line of a transcript.
+  const who = author.trim();
+  const chunks = chunkText(content, title).map((chunk) => (who ? { seq: chunk.seq, text: `${who}: ${chunk.text}` } : chunk));
   const situation = context.split(/\s+/).filter(Boolean).slice(-MAX_CONTEXT_WORDS).join(' ');
   if (!situation) return chunks.map((chunk) => ({ ...chunk, embed: [chunk.text] }));
   return chunks.map((chunk) => ({

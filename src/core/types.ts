@@ -20,6 +20,11 @@ export interface MemoryRecord {
    * Empty when none was given.
    */
   readonly context: string;
+  /**
+   * Who wrote or said the memory (a chat message's speaker, a note's writer), as questions would name them:
+   * indexed with each passage, and weighed by hybrid search when a query names an author. Empty when none.
+   */
+  readonly author: string;
 }
 
 export interface ChunkInput {

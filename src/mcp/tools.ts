@@ -73,6 +73,7 @@ export function registerTools(server: McpServer, api: MemoryApi): void {
         metadata: SaveBody.shape.metadata.describe('Free-form JSON properties (queryable), e.g. {"status": "todo"}.'),
         spaceId: spaceId.describe("Space (collection) to save into; the account's default space when omitted."),
         context: SaveBody.shape.context.describe('What the text answers or continues (e.g. the message it replies to); indexed with it so a search finds it through that, not stored as content.'),
+        author: SaveBody.shape.author.describe("Who wrote or said the text (e.g. a chat message's speaker), as questions would name them."),
       },
       outputSchema: SaveSyncResponse,
       annotations: { title: 'Save a memory', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -64,13 +64,18 @@ describe('mem CLI against a real daemon', () => {
     expect(nearest.stdout.match(/mem_[0-9A-Z]{26}/g)).toEqual([id]);
 
     // A reply saved with the message it answers: found through it, shown with it, not part of its content.
-    const reply = await mem(['save', 'Three times a week, before work.', '--context', 'How often do you go to the gym?', '--space', 'chat', '--json'], env);
+    const reply = await mem(['save', 'Three times a week, before work.', '--context', 'How often do you go to the gym?', '--author', 'Melanie', '--space', 'chat', '--json'], env);
     expect(reply.exitCode, String(reply.stderr)).toBe(0);
     const replyId = json<{ documentId: string }>(reply).documentId;
     const found = await mem(['search', 'how often do you go to the gym', '--space', 'chat', '--threshold', '0', '--json'], env);
     expect(json<{ results: { id: string; content: string }[] }>(found).results[0]).toMatchObject({ id: replyId, content: 'Three times a week, before work.' });
     const shown = await mem(['get', replyId], env);
     expect(shown.stdout).toContain('context: How often do you go to the gym?');
+    expect(shown.stdout).toContain('by Melanie');
+    const byAuthor = await mem(['search', 'how often do you go to the gym', '--space', 'chat', '--threshold', '0'], env);
+    expect(byAuthor.stdout).toContain('Melanie: Three times a week');
+    const unattributed = await mem(['update', replyId, '--author', '', '--json'], env);
+    expect(json<{ data: Record<string, unknown> }>(unattributed).data).not.toHaveProperty('author');
     const urlWithContext = await mem(['save', 'https://example.org/page', '--context', 'x'], env);
     expect(urlWithContext.exitCode).toBe(2);
     expect(urlWithContext.stderr).toContain('--context applies to text saves');

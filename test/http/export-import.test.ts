@@ -129,7 +129,7 @@ describe('export -> import into a fresh data dir -> export: a lossless round tri
       createdAt: '2024-01-10T09:00:00Z',
     });
     await save(a, { content: 'Sarah Chen works at Globex now, as head of research.', tags: ['work'], spaceId: 'work', createdAt: '2025-02-01T09:00:00Z' });
-    const garden = await save(a, { content: 'Tomatoes and basil grow well together in the garden.', tags: ['garden'], spaceId: 'home', description: 'planting', context: 'What grows well next to tomatoes?' });
+    const garden = await save(a, { content: 'Tomatoes and basil grow well together in the garden.', tags: ['garden'], spaceId: 'home', description: 'planting', context: 'What grows well next to tomatoes?', author: 'Sam' });
     const updated = await a.request({ method: 'PATCH', url: `/v1/memory/${garden}`, payload: { tags: ['garden', 'summer'] } });
     expect(updated.statusCode).toBe(200);
     const turbo = await a.request({ method: 'POST', url: '/v1/turbo/save', payload: { content: 'Quick turbo note about the bike repair shop on Elm Street', tags: ['errand'] } });
@@ -249,8 +249,8 @@ describe('export -> import into a fresh data dir -> export: a lossless round tri
   it('a changed record is updated in place, keeping its id and times', async () => {
     const records = lines(first);
     const memory = records.find((record) => record.type === 'memory' && record.description === 'planting') as Record<string, unknown>;
-    // A line without a context clears the memory's, as a missing description clears that.
-    const { context: _context, ...withoutContext } = memory;
+    // A line without a context or an author clears the memory's, as a missing description clears that.
+    const { context: _context, author: _author, ...withoutContext } = memory;
     const changed = { ...withoutContext, tags: ['garden', 'autumn'] };
     const header = records[0];
     const report = await importInto(b, [header, changed].map((record) => JSON.stringify(record)).join('\n'));
@@ -258,6 +258,7 @@ describe('export -> import into a fresh data dir -> export: a lossless round tri
     const stored = (await b.request({ method: 'GET', url: `/v1/memory/${String(memory.id)}` })).json<{ data: Record<string, unknown> }>().data;
     expect(stored).toMatchObject({ tags: ['garden', 'autumn'], createdAt: memory.createdAt, updatedAt: memory.updatedAt });
     expect(stored.context).toBeUndefined();
+    expect(stored.author).toBeUndefined();
     // Back to the original: the copy equals the source again.
     await importInto(b, first);
     await settle(b);
@@ -303,6 +304,9 @@ describe('vectors, filters, id-less lines, dry runs and errors', () => {
     // The context travels with the memory and is part of what its passages index.
     expect(memory.context).toBe('What grows well next to tomatoes?');
     expect(memory.vectors[0]?.text).toContain('What grows well next to tomatoes?');
+    // So does the author, heading each passage.
+    expect(memory.author).toBe('Sam');
+    expect(memory.vectors[0]?.text.startsWith('Sam: ')).toBe(true);
     // A recognisable vector: if the import embedded instead, the export would not give it back.
     const marked = memory.vectors.map((chunk) => ({ ...chunk, vector: chunk.vector.map((_, i) => (i === 0 ? 1 : 0)) }));
     const header = records[0] as Line;

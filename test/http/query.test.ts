@@ -46,6 +46,7 @@ beforeAll(async () => {
         content: `dated note ${dated.name}`,
         description: '',
         context: '',
+      author: '',
         tags: dated.tags,
         metadata: { status: dated.status },
         spaceId: 'archive',

@@ -71,6 +71,14 @@ describe('passages with context', () => {
     });
   });
 
+  it('head each chunk with its author, before any context', () => {
+    expect(memoryPassages('Three times a week.', '', '', ' Melanie ')).toEqual([
+      { seq: 0, text: 'Melanie: Three times a week.', embed: ['Melanie: Three times a week.'] },
+    ]);
+    const [passage] = memoryPassages('Three times a week.', '', 'Caroline: How often do you go?', 'Melanie');
+    expect(passage?.embed).toEqual(['Melanie: Three times a week.', 'Caroline: How often do you go?\nMelanie: Three times a week.']);
+  });
+
   it('keep the last MAX_CONTEXT_WORDS words of a long context, on every passage', () => {
     const context = Array.from({ length: MAX_CONTEXT_WORDS + 20 }, (_, i) => `c${i}`).join(' ');
     const content = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} talks about topic ${i}.`).join(' ');

@@ -99,6 +99,7 @@ function record(fixture: Fixture): MemoryRecord {
     content: fixture.content ?? `content of ${fixture.title}`,
     description: fixture.description ?? '',
     context: '',
+    author: '',
     tags: fixture.tags ?? [],
     metadata: fixture.metadata ?? {},
     spaceId: fixture.spaceId ?? '',
@@ -450,8 +451,8 @@ describe('filter language: LanceDB and the reference evaluator agree', () => {
     expect(idsOnly.hits).toEqual([{ memory: { id: ids.fox } }]);
     const stored = await store.get(ids.nested ?? '');
     const full = await service.run(ACCOUNT, { filters: { title: 'nested metadata' }, limit: 10, offset: 0 });
-    // The query's fields: everything but the internal hash and flag, and the context (not a query field).
-    const { contentHash: _hash, turbo: _turbo, context: _context, ...visible } = stored as MemoryRecord;
+    // The query's fields: everything but the internal hash and flag, the context and the author (not query fields).
+    const { contentHash: _hash, turbo: _turbo, context: _context, author: _author, ...visible } = stored as MemoryRecord;
     expect(full.hits[0]?.memory).toEqual(visible);
   });
 

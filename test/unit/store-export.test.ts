@@ -23,6 +23,7 @@ function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
     content: 'c',
     description: '',
     context: '',
+    author: '',
     tags: [],
     metadata: {},
     spaceId: '',

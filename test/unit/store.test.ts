@@ -21,6 +21,7 @@ function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
     content: 'c',
     description: '',
     context: '',
+    author: '',
     tags: [],
     metadata: {},
     spaceId: '',
@@ -251,19 +252,23 @@ describe('LanceDB memory store', () => {
     await again.close();
   });
 
-  it('migrates a schema 1 directory: memories gain an empty context, and saving with one works', async () => {
-    const oldDir = mkdtempSync(join(tmpdir(), 'mem-store-v1-'));
+  it.each([
+    { version: 1, missing: ['context', 'author'] },
+    { version: 2, missing: ['author'] },
+  ])('migrates a schema $version directory: memories gain empty $missing, and saving with them works', async ({ version, missing }) => {
+    const oldDir = mkdtempSync(join(tmpdir(), `mem-store-v${version}-`));
     const id = newId('memory');
-    // The directory as mem wrote it before memories had a context column.
+    // The directory as mem wrote it before memories had these columns.
     const db = await lancedb.connect(oldDir);
     const meta = await db.createEmptyTable('meta', metaSchema);
-    await meta.add([{ key: 'schema_version', value: '1' }]);
-    const v1 = new Schema(memoriesSchema.fields.filter((field) => field.name !== 'context'));
-    const table = await db.createEmptyTable('memories', v1);
+    await meta.add([{ key: 'schema_version', value: String(version) }]);
+    const old = new Schema(memoriesSchema.fields.filter((field) => !missing.includes(field.name)));
+    const table = await db.createEmptyTable('memories', old);
     await table.add([
       {
         id, account_id: 'usr_a', title: 'old', content: 'an old memory', description: '', tags: ['x'], metadata: '{}', space_id: '',
         created_at: 1000, updated_at: null, content_hash: 'h', turbo: false, size_bytes: 13,
+        ...(version === 2 ? { context: 'kept' } : {}),
       },
     ]);
     db.close();
@@ -272,19 +277,25 @@ describe('LanceDB memory store', () => {
         const migrated = await openLanceStore({ uri: oldDir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
         try {
           const store = migrated.memories('usr_a');
-          expect(await store.get(id)).toMatchObject({ id, content: 'an old memory', tags: ['x'], context: '' });
+          expect(await store.get(id)).toMatchObject({ id, content: 'an old memory', tags: ['x'], context: version === 2 ? 'kept' : '', author: '' });
           if (open === 0) {
-            const reply = memory({ content: 'Three times a week.', context: 'How often do you go?' });
+            const reply = memory({ content: 'Three times a week.', context: 'How often do you go?', author: 'Melanie' });
             await store.insert(reply, [{ seq: 0, text: 'r', vector: vec(1, 0, 0, 0) }]);
           }
-          expect((await store.list({}, { limit: 10, offset: 0 })).items.map((item) => item.context).sort()).toEqual(['', 'How often do you go?']);
+          const items = (await store.list({}, { limit: 10, offset: 0 })).items;
+          expect(items.map((item) => item.context).sort()).toEqual([version === 2 ? 'kept' : '', 'How often do you go?'].sort());
+          expect(items.map((item) => item.author).sort()).toEqual(['', 'Melanie']);
         } finally {
           await migrated.close();
         }
       }
       const check = await lancedb.connect(oldDir);
-      const version = await (await check.openTable('meta')).query().where("key = 'schema_version'").toArray();
-      expect(version.map((row) => row.value)).toEqual([String(SCHEMA_VERSION)]);
+      const stored = await check.openTable('memories');
+      // The columns in the order the current schema declares them.
+      expect((await stored.schema()).fields.map((field) => field.name)).toEqual(memoriesSchema.fields.map((field) => field.name));
+      stored.close();
+      const versionRows = await (await check.openTable('meta')).query().where("key = 'schema_version'").toArray();
+      expect(versionRows.map((row) => row.value)).toEqual([String(SCHEMA_VERSION)]);
       check.close();
     } finally {
       rmSync(oldDir, { recursive: true, force: true });

@@ -16,6 +16,7 @@ function renderMemory(memory: Memory): string {
       [
         `created ${shortDate(memory.createdAt)}`,
         memory.updatedAt ? `updated ${shortDate(memory.updatedAt)}` : '',
+        memory.author ? `by ${memory.author}` : '',
         memory.spaceId ? `space ${memory.spaceId}` : '',
         memory.tags.length ? `tags ${memory.tags.join(', ')}` : '',
       ]
@@ -38,8 +39,10 @@ async function saveSource(content: string | undefined, options: Record<string, s
   if (options.file !== undefined && content !== undefined) {
     throw new MemError('VALIDATION_ERROR', 'Give either text (or a URL) or --file, not both.');
   }
-  if (options.context !== undefined) {
-    throw new MemError('VALIDATION_ERROR', '--context applies to text saves, not URLs or files.', { hint: 'Drop --context.' });
+  for (const flag of ['context', 'author'] as const) {
+    if (options[flag] !== undefined) {
+      throw new MemError('VALIDATION_ERROR', `--${flag} applies to text saves, not URLs or files.`, { hint: `Drop --${flag}.` });
+    }
   }
   const fields = {
     title: options.title as string | undefined,
@@ -99,6 +102,7 @@ export function registerMemoryCommands(program: Command): void {
     .option('-s, --space <spaceId>', 'space (folder) to save into')
     .option('-m, --metadata <json>', 'metadata as a JSON object')
     .option('--context <text>', 'what the text answers or continues (e.g. the message it replies to): indexed with it, not saved as content')
+    .option('--author <name>', 'who wrote or said it (e.g. a chat message\'s speaker): searches that name them rank their words first')
     .option('--async', 'return at once with a pending id instead of waiting')
     .option('--turbo', 'fast save: store and embed only, no extraction (prints the processing time)')
     .option('-f, --file <path>', 'upload a file (pdf, html, markdown, text, json): its text is extracted')
@@ -114,7 +118,7 @@ Examples:
   $ mem save --file report.pdf --tags q3
   $ echo "long note" | mem save - --title "From stdin"
   $ mem save "Pay the invoice" -m '{"priority":2}' --space personal --json
-  $ mem save "Three times a week" --context "How often do you go to the gym?" --space chat
+  $ mem save "Three times a week" --context "How often do you go to the gym?" --author Melanie --space chat
   $ mem save --turbo "quick thought"`,
     )
     .action(async (content: string | undefined, options: Record<string, string | boolean | undefined>, command: Command) => {
@@ -126,7 +130,7 @@ Examples:
       const { client, output } = await clientFor(command);
       if (options.turbo) {
         if (options.async || options.description !== undefined || options.metadata !== undefined) {
-          throw new MemError('VALIDATION_ERROR', '--turbo saves content, title, tags, space and context only.', {
+          throw new MemError('VALIDATION_ERROR', '--turbo saves content, title, tags, space, context and author only.', {
             hint: 'Drop --async, --description and --metadata, or save without --turbo.',
           });
         }
@@ -136,6 +140,7 @@ Examples:
           tags: parseList(options.tags as string | undefined),
           spaceId: options.space as string | undefined,
           context: options.context as string | undefined,
+          author: options.author as string | undefined,
         });
         output.result(turbo, () => `${style.green('Saved')} ${turbo.documentId}  ${style.dim(`(turbo, ${turbo.processingTime} ms)`)}`);
         return;
@@ -148,6 +153,7 @@ Examples:
         spaceId: options.space as string | undefined,
         metadata: parseJsonObject(options.metadata as string | undefined, '--metadata'),
         context: options.context as string | undefined,
+        author: options.author as string | undefined,
         async: Boolean(options.async),
       });
       output.result(response, () =>
@@ -223,7 +229,7 @@ Examples:
           .map(
             (result) =>
               `${style.cyan(result.score.toFixed(2))}  ${style.bold(truncate(result.title, width - 40))}  ${style.dim(result.id)}\n      ${truncate(
-                result.content,
+                result.author ? `${result.author}: ${result.content}` : result.content,
                 width - 6,
               )}${result.tags.length ? `\n      ${style.dim(`#${result.tags.join(' #')}`)}` : ''}`,
           )
@@ -292,6 +298,7 @@ Examples:
     .option('-s, --space <spaceId>', 'move to this space')
     .option('-m, --metadata <json>', 'replace the metadata (JSON object)')
     .option('--context <text>', 'new context (see mem save --help; "" removes it)')
+    .option('--author <name>', 'new author (see mem save --help; "" removes it)')
     .addHelpText(
       'after',
       '\nExamples:\n  $ mem update mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --tags work,done\n  $ cat note.md | mem update mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G --content -',
@@ -305,6 +312,7 @@ Examples:
         ...(options.space !== undefined ? { spaceId: options.space } : {}),
         ...(options.metadata !== undefined ? { metadata: parseJsonObject(options.metadata, '--metadata') } : {}),
         ...(options.context !== undefined ? { context: options.context } : {}),
+        ...(options.author !== undefined ? { author: options.author } : {}),
       };
       if (Object.keys(body).length === 0) {
         throw new MemError('VALIDATION_ERROR', 'Nothing to change.', { hint: 'Pass --content, --title, --tags, ...' });

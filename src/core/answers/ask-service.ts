@@ -139,7 +139,8 @@ export class AskService {
     const sources: AnswerSource[] = context.map(({ memory, relevance }) => ({
       id: memory.id,
       title: memory.title,
-      content: memory.content,
+      // Who said it belongs to what the answerer reads, as a speaker's name heads a transcript line.
+      content: memory.author ? `${memory.author}: ${memory.content}` : memory.content,
       relevance,
       date: memoryDate(memory),
     }));

@@ -8,6 +8,7 @@ export interface TurboSaveInput {
   readonly tags?: readonly string[] | undefined;
   readonly spaceId?: string | undefined;
   readonly context?: string | undefined;
+  readonly author?: string | undefined;
 }
 
 /** Milliseconds since `started` (performance.now()), to 0.1 ms. */

@@ -6,7 +6,7 @@ import { embedPassages, memoryPassages } from '../chunking.js';
 import { deriveEdge, deriveEntity, deriveFact } from '../knowledge/derive.js';
 import type { KnowledgeHooks } from '../knowledge/knowledge-service.js';
 import type { EdgeRecord, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
-import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, uniqueTags } from '../memory-service.js';
+import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, normaliseAuthor, uniqueTags } from '../memory-service.js';
 import type { MemoryStore, MemoryWithChunks, Storage } from '../ports.js';
 import type { ChunkInput, MemoryRecord, WatchRecord } from '../types.js';
 import {
@@ -315,6 +315,7 @@ export class ImportService {
         contentHash: contentHash(line.content),
         turbo: line.turbo ?? previous?.turbo ?? false,
         context: line.context?.trim() ?? '',
+        author: normaliseAuthor(line.author),
       };
       const status = line.extraction === undefined ? previousStatus : line.extraction === null ? null : toStatus(line.id, line.extraction);
       if (previous && hasVectors.has(line.id) && same(memoryLine(previous, previousStatus), memoryLine(memory, status))) {
@@ -381,12 +382,12 @@ export class ImportService {
     for (const { memory, previous, item } of planned) {
       const fromFile = sameSpace ? fileChunks(item.line, memory, space.dimension) : null;
       if (fromFile) chunks.set(memory.id, fromFile);
-      else if (previous && hasVectors.has(memory.id) && previous.content === memory.content && previous.title === memory.title && previous.context === memory.context) reuse.push(memory.id);
+      else if (previous && hasVectors.has(memory.id) && previous.content === memory.content && previous.title === memory.title && previous.context === memory.context && previous.author === memory.author) reuse.push(memory.id);
       else embed.push(memory);
     }
     for (const [id, stored] of await store.chunksOf(reuse)) chunks.set(id, stored);
     const embedded = await embedPassages(
-      embed.map((memory) => memoryPassages(memory.content, memory.title, memory.context)),
+      embed.map((memory) => memoryPassages(memory.content, memory.title, memory.context, memory.author)),
       (texts) => embedMany(this.deps.embedder, texts),
     );
     for (const [index, memory] of embed.entries()) chunks.set(memory.id, embedded[index] ?? []);
@@ -581,7 +582,7 @@ export class ImportService {
 /** The file's passages and vectors, when they are what this daemon would compute for the memory now. */
 function fileChunks(line: MemoryInput, memory: MemoryRecord, dimension: number): ChunkInput[] | null {
   if (!line.vectors || line.vectors.length === 0) return null;
-  const expected = memoryPassages(memory.content, memory.title, memory.context);
+  const expected = memoryPassages(memory.content, memory.title, memory.context, memory.author);
   const given = [...line.vectors].sort((a, b) => a.seq - b.seq);
   if (given.length !== expected.length) return null;
   for (const [i, chunk] of given.entries()) {

@@ -185,6 +185,12 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
   return storage;
 }
 
+/** Columns added to the memories table since schema 1: [the schema version that added it, its name]. */
+const ADDED_MEMORY_COLUMNS: readonly (readonly [number, string])[] = [
+  [2, 'context'],
+  [3, 'author'],
+];
+
 /**
  * Brings a data directory to SCHEMA_VERSION before any table is opened with the current schema (LanceDB
  * refuses to open a table whose schema differs). A fresh directory just records the version. Each step is
@@ -204,13 +210,15 @@ async function migrateSchema(db: lancedb.Connection, meta: TableWriter): Promise
   }
   if (found === SCHEMA_VERSION) return;
   const names = new Set(await db.tableNames());
-  if (found < 2 && names.has('memories')) {
+  if (names.has('memories')) {
     const memories = await db.openTable('memories');
     try {
-      const schema = await memories.schema();
-      if (!schema.fields.some((field) => field.name === 'context')) {
-        // Non-nullable utf8, as memoriesSchema declares it.
-        await memories.addColumns([{ name: 'context', valueSql: "CAST('' AS STRING)" }]);
+      const present = new Set((await memories.schema()).fields.map((field) => field.name));
+      // In memoriesSchema's order; each a non-nullable utf8 column that is empty for existing memories.
+      for (const [version, column] of ADDED_MEMORY_COLUMNS) {
+        if (found < version && !present.has(column)) {
+          await memories.addColumns([{ name: column, valueSql: "CAST('' AS STRING)" }]);
+        }
       }
     } finally {
       memories.close();

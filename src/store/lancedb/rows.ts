@@ -56,6 +56,7 @@ export function memoryToRow(accountId: string, memory: MemoryRecord): Row {
     turbo: memory.turbo,
     size_bytes: Buffer.byteLength(memory.content, 'utf8'),
     context: memory.context,
+    author: memory.author,
   };
 }
 
@@ -74,6 +75,7 @@ export function rowToMemory(row: Row): MemoryRecord {
     contentHash: str(row, 'content_hash'),
     turbo: row.turbo === true,
     context: str(row, 'context'),
+    author: str(row, 'author'),
   };
 }
 

@@ -12,9 +12,10 @@ const strList = (name: string) => new Field(name, new List(new Field('item', new
 
 /**
  * 1: the first release. 2: memories.context (text that situates a memory, embedded and keyword-indexed with
- * it); added by migrateSchema in lancedb-store.ts.
+ * it); added by migrateSchema in lancedb-store.ts. 3: memories.author (who wrote or said a memory), added
+ * the same way.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const memoriesSchema = new Schema([
   str('id'),
@@ -31,6 +32,7 @@ export const memoriesSchema = new Schema([
   bool('turbo'),
   num('size_bytes'),
   str('context'),
+  str('author'),
 ]);
 
 /** Vectors live in one table per embedding space, so two models' vectors can never be compared. */
