@@ -32,6 +32,7 @@ export function presentQueryHit({ memory, score }: QueryHit): QueryResult {
     ...(memory.title !== undefined ? { title: memory.title } : {}),
     ...(memory.content !== undefined ? { content: memory.content } : {}),
     ...(memory.description !== undefined ? { description: memory.description } : {}),
+    ...(memory.author ? { author: memory.author } : {}),
     ...(memory.tags !== undefined ? { tags: [...memory.tags] } : {}),
     ...(memory.metadata !== undefined ? { metadata: memory.metadata } : {}),
     ...(memory.spaceId !== undefined ? { spaceId: memory.spaceId } : {}),

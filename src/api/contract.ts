@@ -200,7 +200,7 @@ export type SearchResponse = z.infer<typeof SearchResponse>;
 
 // ---- query ------------------------------------------------------------------------------------------
 
-export const QUERY_FIELDS = ['id', 'title', 'content', 'description', 'tags', 'metadata', 'spaceId', 'createdAt', 'updatedAt'] as const;
+export const QUERY_FIELDS = ['id', 'title', 'content', 'description', 'author', 'tags', 'metadata', 'spaceId', 'createdAt', 'updatedAt'] as const;
 export const HISTOGRAM_FIELDS = ['createdAt', 'updatedAt'] as const;
 export const HISTOGRAM_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 
@@ -223,7 +223,7 @@ export const QueryBody = z
       .describe(
         'Field -> value or {operator: value}. Operators $eq $ne $gt $gte $lt $lte $in $nin; $and and $or take arrays ' +
           'of filter objects, nested to any depth; a bare value means $eq. Fields: id, title, content, description, ' +
-          'tags (list: $eq/$in contain, $ne/$nin do not), spaceId, createdAt, updatedAt (ISO 8601 dates; a date ' +
+          'author (addition), tags (list: $eq/$in contain, $ne/$nin do not), spaceId, createdAt, updatedAt (ISO 8601 dates; a date ' +
           'alone is that whole day), metadata.<dotted.path>.',
       ),
     sort: z
@@ -263,6 +263,7 @@ export const QueryResult = z.object({
   title: z.string().optional(),
   content: z.string().optional(),
   description: z.string().optional(),
+  author: z.string().optional().describe('Addition: when asked for and the memory has one.'),
   tags: z.array(z.string()).optional(),
   metadata: metadata.optional(),
   spaceId: z.string().optional(),

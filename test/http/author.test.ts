@@ -85,6 +85,22 @@ describe('memory author', () => {
     expect(Math.max(...values) - Math.min(...values)).toBeLessThan(0.15);
   });
 
+  it('is a field of structured queries: filter, sort and fields', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/query',
+      payload: { filters: { spaceId: 'chat', author: { $in: ['Caroline', 'Melanie'] } }, sort: { author: -1 }, fields: ['author', 'content'] },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().results).toEqual([
+      { id: ids.melanie, author: 'Melanie', content: expect.any(String) },
+      { id: ids.caroline, author: 'Caroline', content: expect.any(String) },
+    ]);
+    const bad = await t.request({ method: 'POST', url: '/v1/query', payload: { filters: { author: { $regex: 'x' } } } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ success: false, error: 'VALIDATION_ERROR' });
+  });
+
   it('heads the passages it indexes: a semantic search for the author finds their memory first', async () => {
     const results = await search({ query: 'Caroline and pottery' });
     expect(results[0]?.id).toBe(ids.caroline);

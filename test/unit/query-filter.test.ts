@@ -29,6 +29,7 @@ interface Fixture {
   readonly title: string;
   readonly content?: string;
   readonly description?: string;
+  readonly author?: string;
   readonly tags?: string[];
   readonly spaceId?: string;
   readonly createdAt: string;
@@ -37,9 +38,9 @@ interface Fixture {
 }
 
 const FIXTURES: Record<string, Fixture> = {
-  roadmap: { title: 'Q3 roadmap', tags: ['work', 'acme'], spaceId: 'work', createdAt: '2025-01-06T09:00:00Z', metadata: { status: 'todo', priority: 3, owner: 'sarah', done: false } },
-  invoice: { title: 'Invoice 4471', tags: ['work', 'finance'], spaceId: 'work', createdAt: '2025-01-07T12:00:00Z', updatedAt: '2025-02-01T00:00:00Z', metadata: { status: 'done', priority: 1, owner: 'bob', done: true, amount: 1200.5 } },
-  dentist: { title: 'Dentist', tags: ['health'], spaceId: 'personal', createdAt: '2025-01-31T23:59:59.999Z', metadata: { status: 'todo', priority: 'high' } },
+  roadmap: { title: 'Q3 roadmap', author: 'Sarah Chen', tags: ['work', 'acme'], spaceId: 'work', createdAt: '2025-01-06T09:00:00Z', metadata: { status: 'todo', priority: 3, owner: 'sarah', done: false } },
+  invoice: { title: 'Invoice 4471', author: "Bob O'Neil", tags: ['work', 'finance'], spaceId: 'work', createdAt: '2025-01-07T12:00:00Z', updatedAt: '2025-02-01T00:00:00Z', metadata: { status: 'done', priority: 1, owner: 'bob', done: true, amount: 1200.5 } },
+  dentist: { title: 'Dentist', author: 'Sarah Chen', tags: ['health'], spaceId: 'personal', createdAt: '2025-01-31T23:59:59.999Z', metadata: { status: 'todo', priority: 'high' } },
   recipe: { title: "Grandma's lasagna", tags: ['food'], spaceId: 'personal', createdAt: '2025-02-01T00:00:00.000Z' },
   running: { title: 'Ran 10 km', tags: ['health', 'sport'], spaceId: 'personal', createdAt: '2025-02-15T06:30:00Z', updatedAt: '2025-03-01T10:00:00Z', metadata: { status: 'doing', priority: 2, stats: { km: 10, pace: 5.2 } } },
   injection: { title: "x' OR 1=1 --", tags: ["o'brien"], spaceId: "it's", createdAt: '2025-03-01T00:00:00Z', metadata: { status: "x' OR 1=1 --" } },
@@ -99,7 +100,7 @@ function record(fixture: Fixture): MemoryRecord {
     content: fixture.content ?? `content of ${fixture.title}`,
     description: fixture.description ?? '',
     context: '',
-    author: '',
+    author: fixture.author ?? '',
     tags: fixture.tags ?? [],
     metadata: fixture.metadata ?? {},
     spaceId: fixture.spaceId ?? '',
@@ -194,6 +195,10 @@ const CASES: Record<string, Case[]> = {
     { filters: { content: 'the quick brown fox' }, expect: ['fox'] },
     { filters: { content: { $gt: 'content of z' } }, expect: ['fox', 'emoji', 'replacement', 'accented'] },
     { filters: { description: 'quarterly planning' }, expect: ['described'] },
+    { filters: { author: 'Sarah Chen' }, expect: ['roadmap', 'dentist'] },
+    { filters: { author: { $in: ["Bob O'Neil", 'nobody'] } }, expect: ['invoice'] },
+    { filters: { author: 'Sarah Chen', tags: 'health' }, expect: ['dentist'] },
+    { filters: { author: { $gt: '' } }, sort: { author: 1, createdAt: 1 }, expect: ['invoice', 'roadmap', 'dentist'] },
     { filters: { description: { $ne: '' } }, expect: ['described'] },
     { filters: { spaceId: 'work' }, expect: ['roadmap', 'invoice', 'percent', 'nested', 'flags', 'described'] },
     { filters: { spaceId: { $in: ['personal', 'reading'] } }, expect: ['dentist', 'recipe', 'running', 'accented'] },
@@ -451,8 +456,8 @@ describe('filter language: LanceDB and the reference evaluator agree', () => {
     expect(idsOnly.hits).toEqual([{ memory: { id: ids.fox } }]);
     const stored = await store.get(ids.nested ?? '');
     const full = await service.run(ACCOUNT, { filters: { title: 'nested metadata' }, limit: 10, offset: 0 });
-    // The query's fields: everything but the internal hash and flag, the context and the author (not query fields).
-    const { contentHash: _hash, turbo: _turbo, context: _context, author: _author, ...visible } = stored as MemoryRecord;
+    // The query's fields: everything but the internal hash and flag and the context (not a query field).
+    const { contentHash: _hash, turbo: _turbo, context: _context, ...visible } = stored as MemoryRecord;
     expect(full.hits[0]?.memory).toEqual(visible);
   });
 

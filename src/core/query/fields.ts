@@ -2,11 +2,11 @@ import { MemError } from '../../errors.js';
 import type { MemoryRecord } from '../types.js';
 
 /** The fields of a memory that a structured query can return (`fields`), filter on and sort by. */
-export const MEMORY_FIELDS = ['id', 'title', 'content', 'description', 'tags', 'metadata', 'spaceId', 'createdAt', 'updatedAt'] as const;
+export const MEMORY_FIELDS = ['id', 'title', 'content', 'description', 'author', 'tags', 'metadata', 'spaceId', 'createdAt', 'updatedAt'] as const;
 export type MemoryField = (typeof MEMORY_FIELDS)[number];
 
 /** Built-in fields that hold one string. */
-export type TextField = 'id' | 'title' | 'content' | 'description' | 'spaceId';
+export type TextField = 'id' | 'title' | 'content' | 'description' | 'author' | 'spaceId';
 export type DateField = 'createdAt' | 'updatedAt';
 
 /** Some fields of a memory (always its id): what a query reads, without content it does not need. */
@@ -27,8 +27,8 @@ export interface SortKey {
   readonly direction: 1 | -1;
 }
 
-const TEXT_FIELDS = new Set<string>(['id', 'title', 'content', 'description', 'spaceId']);
-const FIELD_LIST = 'id, title, content, description, tags, spaceId, createdAt, updatedAt and metadata.<path>';
+const TEXT_FIELDS = new Set<string>(['id', 'title', 'content', 'description', 'author', 'spaceId']);
+const FIELD_LIST = 'id, title, content, description, author, tags, spaceId, createdAt, updatedAt and metadata.<path>';
 
 /** `filters.$or[0]` + `title` -> `filters.$or[0].title`; array indices go in brackets. */
 export function childPath(path: string, key: string | number): string {

@@ -16,6 +16,7 @@ export const MEMORY_COLUMNS: Readonly<Record<MemoryField, string>> = {
   title: 'title',
   content: 'content',
   description: 'description',
+  author: 'author',
   tags: 'tags',
   metadata: 'metadata',
   spaceId: 'space_id',

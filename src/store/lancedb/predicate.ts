@@ -11,6 +11,7 @@ export type Column =
   | 'title'
   | 'content'
   | 'description'
+  | 'author'
   | 'metadata'
   | 'account_id'
   | 'memory_id'
@@ -53,6 +54,7 @@ const COLUMNS = new Set<string>([
   'title',
   'content',
   'description',
+  'author',
   'metadata',
   'account_id',
   'memory_id',
@@ -187,6 +189,7 @@ export const FIELD_COLUMNS: Readonly<Record<TextField | DateField | 'tags', Colu
   title: 'title',
   content: 'content',
   description: 'description',
+  author: 'author',
   spaceId: 'space_id',
   tags: 'tags',
   createdAt: 'created_at',
