@@ -329,6 +329,8 @@ export const IngestItem = z.object({
   tags: tags.optional(),
   metadata: metadata.optional(),
   spaceId: spaceId.optional().describe('Addition: the space of this item (default: the profile default space).'),
+  context: z.string().max(5000).optional().describe('Addition, as in save (content items only).'),
+  author: author.optional().describe('Addition, as in save (content items only).'),
   createdAt: createdAtParam,
 });
 export type IngestItem = z.input<typeof IngestItem>;

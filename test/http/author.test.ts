@@ -135,6 +135,35 @@ describe('memory author', () => {
     expect((await t.request({ method: 'GET', url: `/v1/memory/${documentId}` })).json().data.author).toBe('Zara');
   });
 
+  it('is kept by bulk ingest items, with their context; URL items cannot have either', async () => {
+    const ingested = await t.request({
+      method: 'POST',
+      url: '/v1/ingest',
+      payload: {
+        async: false,
+        items: [
+          { content: 'How was the trip?', author: 'Zara', spaceId: 'import' },
+          { content: 'Rainy, but worth it.', author: 'Kofi', context: 'Zara: How was the trip?', spaceId: 'import' },
+        ],
+      },
+    });
+    expect(ingested.statusCode, ingested.body).toBe(200);
+    const [first, second] = ingested.json().results as { documentId: string }[];
+    expect((await t.request({ method: 'GET', url: `/v1/memory/${first?.documentId}` })).json().data).toMatchObject({ author: 'Zara' });
+    expect((await t.request({ method: 'GET', url: `/v1/memory/${second?.documentId}` })).json().data).toMatchObject({
+      author: 'Kofi',
+      context: 'Zara: How was the trip?',
+    });
+
+    const refused = await t.request({
+      method: 'POST',
+      url: '/v1/ingest',
+      payload: { items: [{ content: 'fine', author: 'Zara' }, { url: 'https://example.org/a', author: 'Zara' }, { url: 'https://example.org/b', context: 'x' }] },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ success: false, error: 'VALIDATION_ERROR', invalidIndices: [1, 2] });
+  });
+
   it('rejects an author that is not text, too long, several lines, or sent with a URL, and stores nothing', async () => {
     const count = async () => (await t.request({ method: 'GET', url: '/v1/memories?limit=100' })).json().data.length;
     const before = await count();

@@ -117,6 +117,12 @@ export class IngestService {
         extra: { invalidIndices },
       });
     }
+    const misplaced = items.flatMap((item, index) => (!hasText(item.content) && (item.context !== undefined || item.author !== undefined) ? [index] : []));
+    if (misplaced.length > 0) {
+      throw new MemError('VALIDATION_ERROR', `context and author apply to content items, not URLs; ${misplaced.length} items have them.`, {
+        extra: { invalidIndices: misplaced },
+      });
+    }
     const now = this.now();
     items.forEach((item, index) => {
       if (item.createdAt === undefined) return;
@@ -326,6 +332,8 @@ export class IngestService {
           tags: item.tags,
           metadata: item.metadata,
           spaceId: item.spaceId,
+          context: item.context,
+          author: item.author,
           turbo: options.turbo,
           id,
           createdAt: item.createdAt,

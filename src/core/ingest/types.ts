@@ -54,6 +54,10 @@ export interface IngestItem {
   readonly tags?: readonly string[] | undefined;
   readonly metadata?: Record<string, unknown> | undefined;
   readonly spaceId?: string | undefined;
+  /** Content items only: what it answers (see MemoryRecord.context). */
+  readonly context?: string | undefined;
+  /** Content items only: who wrote or said it (see MemoryRecord.author). */
+  readonly author?: string | undefined;
   /** When a content item was written or happened (epoch ms; see SaveInput.createdAt). */
   readonly createdAt?: number | undefined;
   /** A file of a watched folder (the first scan of a watch is an ingest job of such items; never from HTTP). */
