@@ -360,8 +360,8 @@ export class MemoryService {
    * Hybrid search with names in the query: takes NAME_PENALTY x (share of the names a memory does not
    * mention) off each candidate's raw score, and AUTHOR_PENALTY off memories by an author the query does not
    * name when it names an author of the candidates. Only candidates that could reach the requested page are
-   * read (those within the largest penalty of the page's last raw score, at most NAME_WINDOW_MAX); the others
-   * take the largest penalty, which cannot bring them onto the page, and makes `total` a lower bound.
+   * read (those within NAME_PENALTY of the page's last raw score, at most NAME_WINDOW_MAX); the others take
+   * the largest penalty, which keeps them below every candidate read, and makes `total` a lower bound.
    * Returns the memories it read, for the page.
    */
   private async weighNames(
