@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
 import { ENTITY_TYPES, FACT_CATEGORIES } from '../providers/spec.js';
+import { AUTHOR_PATTERN, MAX_AUTHOR_CHARS } from '../core/author.js';
 import { DEFAULT_WATCH_GLOB } from '../core/watch/glob.js';
 
 /**
@@ -15,8 +16,8 @@ const spaceId = z.string().max(200);
 /** Who wrote or said a memory (addition to the spec): one line, as questions would name them. */
 const author = z
   .string()
-  .max(200)
-  .regex(/^[^\r\n]*$/, 'author must be one line')
+  .max(MAX_AUTHOR_CHARS)
+  .regex(AUTHOR_PATTERN, 'author must be one line')
   .describe(
     'Addition: who wrote or said the memory (a chat message\'s speaker, a note\'s writer), as questions would name them. ' +
       'Indexed with each passage ("Author: text"), and a hybrid search whose query names an author of its candidates ' +

@@ -3,6 +3,7 @@ import { MemError } from '../errors.js';
 import { embedMany } from '../providers/embed-many.js';
 import type { EmbeddingModel } from '../providers/spec.js';
 import { nameMatcher, properNouns } from './answers/text.js';
+import { normaliseAuthor } from './author.js';
 import { embedPassages, memoryPassages } from './chunking.js';
 import { isId, newId } from './ids.js';
 import type { KnowledgeHooks } from './knowledge/knowledge-service.js';
@@ -153,11 +154,6 @@ export function assertMemoryId(id: string): void {
 export function deriveTitle(content: string): string {
   const firstLine = content.trim().split('\n')[0]?.trim() ?? '';
   return firstLine.length <= 80 ? firstLine : `${firstLine.slice(0, 77).trimEnd()}...`;
-}
-
-/** An author as stored: one line, inner whitespace collapsed; '' for none. */
-export function normaliseAuthor(author: string | undefined): string {
-  return (author ?? '').replace(/\s+/g, ' ').trim();
 }
 
 export function uniqueTags(tags: readonly string[] | undefined): string[] {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { AUTHOR_PATTERN, MAX_AUTHOR_CHARS } from '../author.js';
 import { ENTITY_TYPES, FACT_CATEGORIES } from '../../providers/spec.js';
 import { ulid } from '../ids.js';
 import { matchKeys } from '../knowledge/names.js';
@@ -198,7 +199,7 @@ export const memoryInput = z.object({
   content: z.string().refine((value) => value.trim().length > 0, 'content must not be empty'),
   description: z.string().max(5000).optional(),
   context: z.string().max(5000).optional(),
-  author: z.string().max(200).regex(/^[^\r\n]*$/, 'author must be one line').optional(),
+  author: z.string().max(MAX_AUTHOR_CHARS).regex(AUTHOR_PATTERN, 'author must be one line').optional(),
   tags: z.array(z.string().min(1).max(100)).max(100).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   spaceId: z.string().max(200).optional(),

@@ -2,11 +2,12 @@ import type { z } from 'zod';
 import { MemError } from '../../errors.js';
 import { embedMany } from '../../providers/embed-many.js';
 import type { EmbeddingModel } from '../../providers/spec.js';
+import { normaliseAuthor } from '../author.js';
 import { embedPassages, memoryPassages } from '../chunking.js';
 import { deriveEdge, deriveEntity, deriveFact } from '../knowledge/derive.js';
 import type { KnowledgeHooks } from '../knowledge/knowledge-service.js';
 import type { EdgeRecord, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
-import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, normaliseAuthor, uniqueTags } from '../memory-service.js';
+import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, uniqueTags } from '../memory-service.js';
 import type { MemoryStore, MemoryWithChunks, Storage } from '../ports.js';
 import type { ChunkInput, MemoryRecord, WatchRecord } from '../types.js';
 import {
