@@ -161,6 +161,32 @@ describe('LanceDB memory store', () => {
     expect((await store.list({ tags: ['edited'] }, { limit: 100, offset: 0 })).total).toBeGreaterThan(0);
   });
 
+  it('background maintenance rests ten times as long as its last pass took before the next one', async () => {
+    const pacedDir = mkdtempSync(join(tmpdir(), 'mem-store-paced-'));
+    const paced = await openLanceStore({ uri: pacedDir, vectorSpace: { modelId: 'test/model', dimension: DIM }, maintainEveryWrites: 1 });
+    const passes: { startedAt: number; report: { durationMs: number }; endedAt: number }[] = [];
+    const maintain = paced.maintain.bind(paced);
+    paced.maintain = async () => {
+      const startedAt = Date.now();
+      const report = await maintain();
+      passes.push({ startedAt, report, endedAt: Date.now() });
+      return report;
+    };
+    try {
+      const store = paced.memories('usr_paced');
+      // The first write starts a pass at once (none ran yet); writes during a pass or its rest start none.
+      for (let i = 0; i < 12; i++) await store.insert(memory({ content: `paced ${i}` }), [{ seq: 0, text: `paced ${i}`, vector: vec(1, i + 1, 0, 1) }]);
+      await expect.poll(() => passes.length, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(2);
+      const [first, second] = passes as [(typeof passes)[0], (typeof passes)[0]];
+      expect(first.report.durationMs).toBeGreaterThan(0);
+      expect(second.startedAt).toBeGreaterThanOrEqual(first.endedAt + 10 * first.report.durationMs - 5);
+      expect(await store.count()).toBe(12);
+    } finally {
+      await paced.close();
+      rmSync(pacedDir, { recursive: true, force: true });
+    }
+  });
+
   it('scalar indexes, once a table is large enough, give the same answers for every filter', async () => {
     const indexDir = mkdtempSync(join(tmpdir(), 'mem-store-index-'));
     const indexed = await openLanceStore({ uri: indexDir, vectorSpace: { modelId: 'test/model', dimension: DIM }, scalarIndexMinRows: 20 });
