@@ -789,7 +789,8 @@ class LanceStorage implements Storage {
     const rest = Math.min(MAX_MAINTENANCE_REST_MS, this.lastPass.durationMs * MAINTENANCE_REST_FACTOR);
     const start = () => {
       this.paced = null;
-      if (this.closed) return;
+      // A pass run meanwhile (maintain() called directly) has done the work.
+      if (this.closed || this.writesSinceMaintenance < every) return;
       this.maintain().catch((error: unknown) => this.options.onMaintenanceError?.(error));
     };
     // Due now, or once the last pass has rested enough (writes meanwhile change nothing).
