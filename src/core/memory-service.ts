@@ -214,10 +214,17 @@ export class MemoryService {
       context,
       author,
     };
-    await this.store(accountId).insert(memory, chunks);
-    // Turbo saves skip extraction; inline extractors finish before the save returns.
-    if (!memory.turbo) {
-      await this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true, unseen: input.id === undefined, ...(extraction ? { extraction } : {}) });
+    const stored = this.store(accountId).insert(memory, chunks);
+    // Turbo saves skip extraction; inline extractors finish before the save returns. The knowledge is
+    // prepared while the memory commits (its entity lookups overlap that commit) and committed after it.
+    const knowing = memory.turbo
+      ? undefined
+      : this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true, unseen: input.id === undefined, stored, ...(extraction ? { extraction } : {}) });
+    try {
+      await stored;
+    } finally {
+      // When the memory's own commit failed, this settles without committing anything.
+      await knowing;
     }
     return memory;
   }

@@ -284,6 +284,71 @@ describe('deletes and updates leave nothing orphaned', () => {
     for (const fact of after.facts) expect(fact.supportingDocuments).not.toContain(second);
   });
 
+  it('a save whose memory fails to commit records no knowledge and no status (they are prepared meanwhile)', async () => {
+    const before = await everything();
+    const counts = await t.deps.knowledge.counts(t.deps.ownerId);
+    const storage = t.deps.storage;
+    const memories = storage.memories.bind(storage);
+    storage.memories = (accountId) => {
+      const store = memories(accountId);
+      return Object.assign(Object.create(store) as typeof store, {
+        insert: async () => {
+          // Fails after the extraction has had time to reach the knowledge lock.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          throw new Error('simulated disk failure');
+        },
+      });
+    };
+    try {
+      const response = await t.request({ method: 'POST', url: '/v1/save', payload: { content: 'Odalys Brandt is the CEO of Quillfeather Labs in Tallinn.' } });
+      expect(response.statusCode, response.body).toBe(500);
+      expect(response.json()).toMatchObject({ success: false });
+    } finally {
+      storage.memories = memories;
+    }
+    expect(await everything()).toEqual(before);
+    expect(await t.deps.knowledge.counts(t.deps.ownerId)).toEqual(counts);
+    // The next save of the same text works and extracts.
+    await save('Odalys Brandt is the CEO of Quillfeather Labs in Tallinn.');
+    expect((await get<EntitiesResponse>('/v1/entities?search=odalys')).entities).toHaveLength(1);
+  });
+
+  it('of concurrent saves applied together, one whose memory fails to commit leaves the others intact', async () => {
+    const storage = t.deps.storage;
+    const memories = storage.memories.bind(storage);
+    storage.memories = (accountId) => {
+      const store = memories(accountId);
+      return Object.assign(Object.create(store) as typeof store, {
+        insert: async (memory: Parameters<typeof store.insert>[0], chunks: Parameters<typeof store.insert>[1]) => {
+          if (!memory.content.includes('Brightwater')) return store.insert(memory, chunks);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          throw new Error('simulated disk failure');
+        },
+      });
+    };
+    let responses;
+    try {
+      responses = await Promise.all(
+        [
+          'Piet Vandersloot founded Brightwater Analytics in Utrecht.',
+          'Marisol Etxeberria is the COO of Larkspur Freight in Bilbao.',
+          'Tomasz Wierzbicki leads research at Halvard Robotics in Krakow.',
+        ].map((content) => t.request({ method: 'POST', url: '/v1/save', payload: { content } })),
+      );
+    } finally {
+      storage.memories = memories;
+    }
+    expect(responses.map((response) => response.statusCode)).toEqual([500, 201, 201]);
+    const names = (await everything()).entities.map((entity) => entity.name);
+    expect(names).toEqual(expect.arrayContaining(['Marisol Etxeberria', 'Larkspur Freight', 'Tomasz Wierzbicki', 'Halvard Robotics']));
+    expect(names).not.toContain('Piet Vandersloot');
+    expect(names).not.toContain('Brightwater Analytics');
+    for (const response of responses.slice(1)) {
+      const id = response.json<{ documentId: string }>().documentId;
+      expect(await get(`/v1/extract/${id}`)).toMatchObject({ status: 'completed' });
+    }
+  });
+
   it('deleting the only memory of an entity deletes it, its facts and its edges; shared ones lose a mention', async () => {
     const lone = await save('Ines Duarte is the CFO of Umbrella Logistics.');
     const acmeBefore = (await get<EntitiesResponse>('/v1/entities?search=acme')).entities[0];

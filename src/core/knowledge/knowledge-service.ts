@@ -46,6 +46,12 @@ export interface SavedOptions {
   readonly unseen?: boolean;
   /** The extraction of this memory's content, started by extractAhead(). */
   readonly extraction?: Promise<Extraction>;
+  /**
+   * The memory's own commit, still in flight: the memory's knowledge is prepared meanwhile (its entity
+   * lookups overlap that commit) but committed only after it, and not at all when it fails (then nothing
+   * is recorded, not even a status).
+   */
+  readonly stored?: Promise<unknown>;
 }
 
 /** What the memory service tells the knowledge service (see MemoryService). */
@@ -93,6 +99,8 @@ interface PendingApply {
   readonly fresh: boolean;
   /** The caller just saved `memory` under an id nobody else knows: no need to read it back. */
   readonly unseen: boolean;
+  /** The memory's own commit while it was still in flight (SavedOptions.stored). */
+  readonly stored: Promise<unknown> | undefined;
   readonly resolve: (counts: Counts | null) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -149,6 +157,7 @@ export class KnowledgeService implements KnowledgeHooks {
       await this.runExtraction(accountId, memory.id, 1, { ...options, known: memory });
       return;
     }
+    if (!(await committed(options.stored))) return;
     await this.store(accountId).putStatus(this.status(memory.id, 'pending', null, 0));
     this.schedule(accountId, memory.id, 1);
   }
@@ -237,7 +246,7 @@ export class KnowledgeService implements KnowledgeHooks {
     attempts: number,
     options: SavedOptions & { readonly signal?: AbortSignal; readonly known?: MemoryRecord },
   ): Promise<void> {
-    const { signal, known, fresh = false, unseen = false, extraction: ahead } = options;
+    const { signal, known, fresh = false, unseen = false, extraction: ahead, stored } = options;
     const store = this.store(accountId);
     try {
       const memory = known ?? (await this.deps.storage.memories(accountId).get(memoryId));
@@ -250,11 +259,13 @@ export class KnowledgeService implements KnowledgeHooks {
       // Applied with whatever other extractions of the account are ready (see applyBatch); that batch
       // also records the completed status.
       await new Promise<Counts | null>((resolve, reject) => {
-        this.enqueueApply(accountId, { memoryId, memory, extraction, attempts, fresh, unseen: unseen && known !== undefined, resolve, reject });
+        this.enqueueApply(accountId, { memoryId, memory, extraction, attempts, fresh, unseen: unseen && known !== undefined, stored, resolve, reject });
       });
     } catch (error) {
       // Shutting down: leave the status as it is, so the next start resumes it.
       if (signal?.aborted) return;
+      // The memory itself was not stored: there is nothing to record a status for.
+      if (!(await committed(stored))) return;
       this.deps.onError?.(error, { accountId, memoryId });
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
       await store.putStatus(this.status(memoryId, 'failed', reason, attempts)).catch(() => undefined);
@@ -289,6 +300,11 @@ export class KnowledgeService implements KnowledgeHooks {
     const applied: { job: PendingApply; counts: Counts }[] = [];
     for (const job of batch) {
       try {
+        // A memory that others may know is read back, once its own commit is done.
+        if (!job.unseen && !(await committed(job.stored))) {
+          job.resolve(null);
+          continue;
+        }
         // The memory may have been deleted or changed while the model was thinking (not one nobody knows).
         const current = job.unseen ? job.memory : await this.deps.storage.memories(accountId).get(job.memoryId);
         if (!current || current.contentHash !== job.memory.contentHash) {
@@ -301,6 +317,17 @@ export class KnowledgeService implements KnowledgeHooks {
       }
     }
     if (applied.length === 0) return;
+    // Knowledge never points at a memory that is not stored: wait for the memories' own commits, and
+    // apply the batch again without those whose commit failed (they record nothing).
+    const stored = await Promise.all(applied.map(({ job }) => committed(job.stored)));
+    if (stored.includes(false)) {
+      applied.forEach(({ job }, index) => {
+        if (!stored[index]) job.resolve(null);
+      });
+      const survivors = applied.filter((_, index) => stored[index]).map(({ job }) => ({ ...job, stored: undefined }));
+      if (survivors.length > 0) await this.applyBatch(accountId, survivors);
+      return;
+    }
     try {
       await staged.commit();
       const status = ({ job, counts }: (typeof applied)[number]) => this.status(job.memoryId, 'completed', null, job.attempts, counts);
@@ -626,4 +653,13 @@ export class KnowledgeService implements KnowledgeHooks {
   counts(accountId: string) {
     return this.store(accountId).counts();
   }
+}
+
+/** Whether a memory's own commit (when one was in flight) succeeded; never rejects. */
+function committed(stored: Promise<unknown> | undefined): Promise<boolean> {
+  if (!stored) return Promise.resolve(true);
+  return stored.then(
+    () => true,
+    () => false,
+  );
 }
