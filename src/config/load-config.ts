@@ -26,7 +26,18 @@ export function readConfigFile(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    if (code === 'ENOTDIR') {
+      throw new MemError('VALIDATION_ERROR', `Cannot read the config file ${path}: part of that path is a file, not a directory.`, {
+        hint: 'Point MEM_HOME (or XDG_CONFIG_HOME) at a directory; it is created if missing.',
+      });
+    }
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EISDIR') {
+      throw new MemError('VALIDATION_ERROR', `Cannot read the config file ${path} (${code}).`, {
+        hint: `Make ${path} a file you can read, or delete it.`,
+      });
+    }
     throw error;
   }
   const parsed = z.record(z.string(), z.unknown()).safeParse(safeJson(text));

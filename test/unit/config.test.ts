@@ -59,6 +59,15 @@ describe('loadConfig', () => {
     writeFileSync(join(home, 'config', 'config.json'), '[1,2]');
     expect(() => loadConfig({ env: { MEM_HOME: home } })).toThrow(/not a JSON object/);
   });
+
+  it('says what to do when MEM_HOME is a file or the config file is a directory', () => {
+    const home = temp();
+    const file = join(home, 'notes.jsonl');
+    writeFileSync(file, '{}\n');
+    expect(() => loadConfig({ env: { MEM_HOME: file } })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/is a file, not a directory/), hint: expect.stringMatching(/MEM_HOME/) }));
+    mkdirSync(join(home, 'config', 'config.json'), { recursive: true });
+    expect(() => loadConfig({ env: { MEM_HOME: home } })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/EISDIR/) }));
+  });
 });
 
 describe('credentials', () => {
