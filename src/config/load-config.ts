@@ -30,7 +30,7 @@ export function readConfigFile(path: string): Record<string, unknown> {
     if (code === 'ENOENT') return {};
     if (code === 'ENOTDIR') {
       throw new MemError('VALIDATION_ERROR', `Cannot read the config file ${path}: part of that path is a file, not a directory.`, {
-        hint: 'Point MEM_HOME (or XDG_CONFIG_HOME) at a directory; it is created if missing.',
+        hint: 'Point MEM_HOME at a directory (it is created if missing), or unset it to use the default paths.',
       });
     }
     if (code === 'EACCES' || code === 'EPERM' || code === 'EISDIR') {
