@@ -118,10 +118,10 @@ export interface OpenLanceStoreOptions {
   readonly uri: string;
   readonly vectorSpace: { readonly modelId: string; readonly dimension: number };
   /**
-   * Run maintenance in the background after this many writes (0: never), paced by the cost of the last pass
-   * (MAINTENANCE_REST_FACTOR). Every write is a new table
-   * fragment; reads slow down as they pile up (1,000 single-row saves: vector search 6.9 -> 2.3 ms,
-   * full-text 11.6 -> 1.3 ms, fetch by id 17 -> 1.5 ms after one 73 ms compaction).
+   * Run maintenance in the background after this many writes (0: never), paced by the cost of the last
+   * pass (MAINTENANCE_REST_FACTOR). Every write is a new table fragment; reads slow down as they pile up
+   * (1,000 single-row saves: vector search 6.9 -> 2.3 ms, full-text 11.6 -> 1.3 ms, fetch by id 17 -> 1.5 ms
+   * after one 73 ms compaction).
    */
   readonly maintainEveryWrites?: number;
   /** Told when background maintenance fails (it is retried on the next trigger). */
@@ -781,7 +781,10 @@ class LanceStorage implements Storage {
     return this.tables.memories.table.countRows();
   }
 
-  /** Counts writes; past the threshold, compacts in the background (never twice at once). */
+  /**
+   * Counts writes; past the threshold, compacts in the background once the last pass has rested enough
+   * (never twice at once).
+   */
   noteWrite(): void {
     if (this.closed || this.maintaining || this.paced) return;
     const every = this.options.maintainEveryWrites ?? DEFAULT_MAINTAIN_EVERY_WRITES;
