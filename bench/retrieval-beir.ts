@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { prepareSearchPass, REPO_ROOT, startDaemon } from './lib/daemon.js';
+import { prepareSearchPass, REPO_ROOT, startDaemon, type BenchDaemon } from './lib/daemon.js';
 import { progress, runPool } from './lib/pool.js';
 import { finishStandalone, isMain, measure, writeJson, type BenchResult } from './lib/report.js';
 import { fromRepo, scoreBeir, SHARED_DIR, type BeirScore } from './lib/scorers.js';
@@ -66,13 +66,13 @@ function readQrels(path: string): Map<string, Map<string, number>> {
   return qrels;
 }
 
-interface Dataset {
+export interface Dataset {
   readonly docs: Doc[];
   readonly queries: Query[];
   readonly qrels: Map<string, Map<string, number>>;
 }
 
-function loadDataset(dir: string, split: string): Dataset {
+export function loadDataset(dir: string, split: string): Dataset {
   const docs = readJsonl(join(dir, 'corpus.jsonl'), Doc);
   const qrels = readQrels(join(dir, 'qrels', `${split}.tsv`));
   const byId = new Map(readJsonl(join(dir, 'queries.jsonl'), Query).map((query) => [query._id, query]));
@@ -119,6 +119,18 @@ function figures(score: BeirScore): ScoreFigures {
   return { ndcg10: r(score.metrics.ndcg10), recall10: r(score.metrics.recall10), recall100: r(score.metrics.recall100), mrr10: r(score.metrics.mrr10) };
 }
 
+/** Saves every document as a memory in SPACE, LOAD_CONCURRENCY in flight (see the header). */
+export async function saveDocs(daemon: BenchDaemon, docs: readonly Doc[]): Promise<void> {
+  const bar = progress('save documents', docs.length);
+  await runPool(docs, LOAD_CONCURRENCY, async (doc) => {
+    // An abstract-less document still has its title to be found by.
+    const content = doc.text.trim() ? doc.text : doc.title;
+    await daemon.client.save({ content, ...(doc.title.trim() ? { title: doc.title.slice(0, 500) } : {}), spaceId: SPACE, metadata: { _id: doc._id } });
+    bar.tick();
+  });
+  bar.done();
+}
+
 export interface ScifactOptions {
   readonly dir?: string;
   readonly split?: string;
@@ -140,16 +152,7 @@ export async function runScifact(options: ScifactOptions = {}): Promise<BenchRes
   let rssAfterLoadMb: number;
   let compactSeconds: number;
   try {
-    const bar = progress('save documents', dataset.docs.length);
-    const loading = await timed(() =>
-      runPool(dataset.docs, LOAD_CONCURRENCY, async (doc) => {
-        // An abstract-less document still has its title to be found by.
-        const content = doc.text.trim() ? doc.text : doc.title;
-        await daemon.client.save({ content, ...(doc.title.trim() ? { title: doc.title.slice(0, 500) } : {}), spaceId: SPACE, metadata: { _id: doc._id } });
-        bar.tick();
-      }),
-    );
-    bar.done();
+    const loading = await timed(() => saveDocs(daemon, dataset.docs));
     load = {
       items: dataset.docs.length,
       seconds: round(loading.ms / 1000, 1),

@@ -56,10 +56,10 @@ const Sample = z.looseObject({
   conversation: z.record(z.string(), z.unknown()),
   qa: z.array(Qa),
 });
-const LocomoFile = z.array(Sample);
-type Sample = z.infer<typeof Sample>;
+export const LocomoFile = z.array(Sample);
+export type Sample = z.infer<typeof Sample>;
 
-interface TurnMemory {
+export interface TurnMemory {
   readonly sampleId: string;
   readonly diaId: string;
   readonly session: number;
@@ -81,7 +81,7 @@ function sessions(sample: Sample): { number: number; turns: z.infer<typeof Turn>
     .sort((a, b) => a.number - b.number);
 }
 
-function turnMemories(sample: Sample): TurnMemory[] {
+export function turnMemories(sample: Sample): TurnMemory[] {
   return sessions(sample).flatMap((session) =>
     session.turns.map((turn, index) => {
       const previous = session.turns[index - 1];
@@ -241,6 +241,23 @@ function qualityTable(scores: Record<string, Record<string, CategoryFigures>>): 
   return { title: 'LoCoMo evidence retrieval (per question: recall of the evidence turns)', header: ['category', 'system', 'n', 'R@1', 'R@5', 'R@10', 'nDCG@10'], rows };
 }
 
+/** Saves every turn as a memory, LOAD_CONCURRENCY in flight (see the header). */
+export async function saveTurns(daemon: BenchDaemon, turns: readonly TurnMemory[]): Promise<void> {
+  const bar = progress('save turns', turns.length);
+  await runPool(turns, LOAD_CONCURRENCY, async (turn) => {
+    await daemon.client.save({
+      content: turn.content,
+      author: turn.author,
+      ...(turn.context ? { context: turn.context } : {}),
+      spaceId: turn.sampleId,
+      tags: [turn.sampleId],
+      metadata: { dia_id: turn.diaId, session: turn.session, session_date: turn.sessionDate },
+    });
+    bar.tick();
+  });
+  bar.done();
+}
+
 export interface LocomoOptions {
   readonly file?: string;
   readonly quick?: boolean;
@@ -260,21 +277,7 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<BenchResul
   let rssAfterLoadMb: number;
   let compactSeconds: number;
   try {
-    const bar = progress('save turns', turns.length);
-    const loading = await timed(() =>
-      runPool(turns, LOAD_CONCURRENCY, async (turn) => {
-        await daemon.client.save({
-          content: turn.content,
-          author: turn.author,
-          ...(turn.context ? { context: turn.context } : {}),
-          spaceId: turn.sampleId,
-          tags: [turn.sampleId],
-          metadata: { dia_id: turn.diaId, session: turn.session, session_date: turn.sessionDate },
-        });
-        bar.tick();
-      }),
-    );
-    bar.done();
+    const loading = await timed(() => saveTurns(daemon, turns));
     load = { items: turns.length, seconds: round(loading.ms / 1000, 1), itemsPerSecond: round(throughput(turns.length, loading.ms), 1) };
     rssAfterLoadMb = round(daemon.rssMb(), 0);
     compactSeconds = round(await daemon.compact(), 1);

@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { MemError } from '../src/errors.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
 import { writeApiKey } from '../src/config/credentials.js';
 import { AccountService } from '../src/core/accounts/account-service.js';
+import { parseSearchModel, type SearchModel } from '../src/core/search/model.js';
 import { PLANS, type PlanTable } from '../src/core/accounts/plans.js';
 import { RateLimiter } from '../src/core/accounts/rate-limiter.js';
 import { tenantsOf } from '../src/core/accounts/tenancy.js';
@@ -57,10 +59,26 @@ export interface CreatedDeps extends AppDeps {
 }
 
 /** The composition root: the only place real adapters are constructed. */
+function readSearchModel(file: string): SearchModel | undefined {
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new MemError('VALIDATION_ERROR', `search.modelFile ${file} cannot be read: ${(error as Error).message}`, {
+      hint: 'Point search.modelFile at a model file (bench/fit-search.ts writes them), or set it to "" for the built-in model.',
+    });
+  }
+  return parseSearchModel(text, `search.modelFile ${file}`);
+}
+
 export async function createDeps(options: CreateDepsOptions): Promise<CreatedDeps> {
   const { config, paths, storageUri } = options.loaded;
   mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
   mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
+
+  // Read before anything is opened: a bad file stops the start with nothing to clean up.
+  const searchModel = readSearchModel(config['search.modelFile']);
 
   const ownsEmbedder = !options.embedder;
   const embedder: EmbeddingModel =
@@ -92,7 +110,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     queue: extractionQueue,
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'entity and fact extraction failed'),
   });
-  const memories = new MemoryService({ storage, embedder, knowledge });
+  const memories = new MemoryService({ storage, embedder, knowledge, searchModel });
   const query = new QueryService({ storage, memories });
   const auth = new AuthService(storage);
   const plans = options.plans ?? PLANS;

@@ -56,9 +56,10 @@ export interface BenchDaemon {
   compact(): Promise<number>;
   /**
    * Stops and starts the daemon on the same home, port and key: empties its in-memory caches (the query
-   * embedding cache would otherwise answer a second pass over the same questions).
+   * embedding cache would otherwise answer a second pass over the same questions). `env` is added to the
+   * daemon's environment until the next restart (e.g. MEM_SEARCH_MODEL_FILE for a held-out fold's model).
    */
-  restart(): Promise<void>;
+  restart(env?: Readonly<Record<string, string>>): Promise<void>;
   /** Stops the daemon process and keeps its home (for work on the data directory while it is down). */
   halt(): Promise<void>;
   /**
@@ -366,9 +367,9 @@ export async function startDaemon(options: StartOptions = {}): Promise<BenchDaem
         child = await launch(bin, env, port);
         return (Date.now() - started) / 1000;
       },
-      async restart() {
+      async restart(extra = {}) {
         await stopChild();
-        child = await launch(bin, env, port);
+        child = await launch(bin, { ...env, ...extra }, port);
       },
       halt: stopChild,
       async coldStart(firstRequest) {
@@ -403,7 +404,13 @@ const WARM_UP_QUERIES = ['warm-up: what happened last week', 'warm-up: notes abo
  * embedding left in the cache from the previous pass), then a few untimed searches so the first timed one
  * does not pay for cold code paths.
  */
-export async function prepareSearchPass(daemon: BenchDaemon, pass: number, spaceId: string, hybrid: boolean): Promise<void> {
-  if (pass > 0) await daemon.restart();
+export async function prepareSearchPass(
+  daemon: BenchDaemon,
+  pass: number,
+  spaceId: string,
+  hybrid: boolean,
+  env?: Readonly<Record<string, string>>,
+): Promise<void> {
+  if (pass > 0 || env) await daemon.restart(env);
   for (const query of WARM_UP_QUERIES) await daemon.client.search({ query, spaceId, limit: 100, threshold: 0, hybrid });
 }

@@ -10,7 +10,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/v1/search',
       {
         schema: {
-          summary: 'Search memories by meaning (hybrid: plus keywords)',
+          summary: 'Search memories by meaning and words',
           description:
             'score is calibrated 0-1 and comparable across queries; results below threshold are dropped. ' +
             'Filters (spaceId, tags: any of, after/before on createdAt) apply before ranking.',
@@ -28,6 +28,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           offset: body.offset,
           threshold: body.threshold,
           hybrid: body.hybrid,
+          explain: body.explain,
           filter: {
             spaceId: body.spaceId,
             tags: body.tags,
@@ -37,7 +38,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         });
         return {
           success: true as const,
-          results: hits.map(({ memory, score }) => ({
+          results: hits.map(({ memory, score, explanation }) => ({
             id: memory.id,
             content: memory.content,
             title: memory.title,
@@ -47,6 +48,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             spaceId: memory.spaceId,
             ...(Object.keys(memory.metadata).length > 0 ? { metadata: memory.metadata } : {}),
             ...(memory.author ? { author: memory.author } : {}),
+            ...(explanation ? { explanation: { ...explanation, matchedTerms: [...explanation.matchedTerms], highlights: explanation.highlights.map(([start, end]) => [start, end] as [number, number]), features: { ...explanation.features } } } : {}),
           })),
           pagination: { limit: body.limit, offset: body.offset, total, hasMore: body.offset + hits.length < total },
         };

@@ -176,9 +176,25 @@ export const SearchBody = z.object({
   tags: tags.optional(),
   after: isoDate.optional(),
   before: isoDate.optional(),
-  hybrid: z.boolean().default(false),
+  hybrid: z
+    .boolean()
+    .default(true)
+    .describe('Default true: meaning and words (keyword matches, names, phrases) in one calibrated score. false: meaning only (cosine similarity).'),
+  explain: z.boolean().default(false).describe('Addition: each result carries `explanation`, the signals behind its score.'),
 });
 export type SearchBody = z.input<typeof SearchBody>;
+
+export const SearchExplanation = z.object({
+  matchedTerms: z.array(z.string()).describe("The query's words the memory contains (after stemming)."),
+  highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('Where those words stand in content: [start, end) character offsets.'),
+  similarity: z.number().describe("Cosine similarity of the memory's best passage to the query."),
+  keywordScore: z.number().describe('BM25 of its best passage (0 when the keyword index did not return it).'),
+  features: z
+    .record(z.string(), z.number())
+    .describe('The inputs of the scoring model (README: Search).'),
+  logit: z.number().describe('The ranking model: the weighted sum of the features.'),
+  rank: z.number().int().describe('Place among the candidates by logit (0 = first); score = 1 / (1 + e^-(scale·logit + rank weight·ln(1 + rank) + offset)).'),
+});
 
 export const SearchResult = z.object({
   id: z.string(),
@@ -190,6 +206,7 @@ export const SearchResult = z.object({
   spaceId: z.string(),
   metadata: metadata.optional(),
   author: z.string().optional().describe('Addition: present when the memory has an author.'),
+  explanation: SearchExplanation.optional().describe('Addition: with explain true.'),
 });
 
 export const SearchResponse = z.object({

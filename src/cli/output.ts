@@ -16,6 +16,11 @@ function paint(code: string, stream: NodeJS.WriteStream) {
   return (text: string) => (useColor(stream) ? `\u001b[${code}m${text}\u001b[0m` : text);
 }
 
+/** Whether results printed on stdout may carry colour. */
+export function colorOnStdout(): boolean {
+  return useColor(process.stdout);
+}
+
 export const style = {
   bold: paint('1', process.stdout),
   dim: paint('2', process.stdout),
@@ -64,6 +69,26 @@ export function printError(error: unknown, json: boolean): number {
 export function truncate(text: string, width: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= width ? flat : `${flat.slice(0, Math.max(0, width - 1))}…`;
+}
+
+const MARK_START = '\u0001';
+const MARK_END = '\u0002';
+
+/**
+ * `truncate` with the character ranges [start, end) of `text` shown bold yellow (the query's words in a
+ * search result). The marks are placed before whitespace is folded, so the ranges stay on their words.
+ */
+export function highlighted(text: string, ranges: readonly (readonly [number, number])[], width: number): string {
+  if (ranges.length === 0 || !colorOnStdout()) return truncate(text, width);
+  let marked = text;
+  for (const [start, end] of [...ranges].sort((a, b) => b[0] - a[0])) {
+    if (start < 0 || end > text.length || start >= end) continue;
+    marked = `${marked.slice(0, start)}${MARK_START}${marked.slice(start, end)}${MARK_END}${marked.slice(end)}`;
+  }
+  const marks = (marked.match(/[\u0001\u0002]/g) ?? []).length;
+  let cut = truncate(marked, width + marks);
+  if (cut.lastIndexOf(MARK_START) > cut.lastIndexOf(MARK_END)) cut += MARK_END;
+  return cut.replaceAll(MARK_START, '\u001b[1;33m').replaceAll(MARK_END, '\u001b[0m');
 }
 
 /** Left-aligned columns, widths from the content; the last column is not padded. */

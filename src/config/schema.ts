@@ -98,6 +98,14 @@ export const CONFIG_SCHEMA = {
     env: 'MEM_EMBED_WORKERS',
     requiresRestart: true,
   }),
+  'search.modelFile': key({
+    schema: z.string(),
+    default: '',
+    description:
+      'A search scoring model (JSON: bias and feature weights) to use instead of the built-in one, e.g. one fitted for your embedder by bench/fit-search.ts. Empty: the built-in model.',
+    env: 'MEM_SEARCH_MODEL_FILE',
+    requiresRestart: true,
+  }),
   'ollama.host': key({
     schema: z.string().url(),
     default: 'http://127.0.0.1:11434',

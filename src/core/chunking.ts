@@ -104,6 +104,21 @@ export function memoryPassages(content: string, title = '', context = '', author
   }));
 }
 
+/**
+ * A passage's own words and the context it was indexed with (memoryPassages' format read back): search uses
+ * them to see which candidate answers which (a reply's context is the message it answers).
+ */
+export function passageParts(text: string): { readonly own: string; readonly situation: string } {
+  const lines = text.split('\n');
+  if (lines.length === 3 && lines[0] === lines[2]) return { own: lines[0] ?? '', situation: lines[1] ?? '' };
+  return { own: text, situation: '' };
+}
+
+/** The words of a text as a context is indexed (its last MAX_CONTEXT_WORDS words), to compare a message with a reply's context. */
+export function contextKey(text: string): string {
+  return text.split(/\s+/).filter(Boolean).slice(-MAX_CONTEXT_WORDS).join(' ');
+}
+
 /** A passage's vector from the embeddings of its `embed` texts: their sum, normalised. */
 export function passageVector(vectors: readonly Float32Array[]): Float32Array {
   if (vectors.length === 1 && vectors[0]) return vectors[0];

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { MemError } from '../errors.js';
 import { embedMany } from '../providers/embed-many.js';
 import type { EmbeddingModel } from '../providers/spec.js';
-import { nameMatcher, properNouns } from './answers/text.js';
 import { normaliseAuthor } from './author.js';
 import { embedPassages, memoryPassages } from './chunking.js';
 import { isId, newId } from './ids.js';
 import type { KnowledgeHooks } from './knowledge/knowledge-service.js';
 import type { MemoryStore, Storage } from './ports.js';
-import { calibrate, hybridRaw, round4, scoringFor } from './scoring.js';
+import { SearchEngine, type SearchInput, type SearchResult } from './search/search-engine.js';
+import type { SearchModel } from './search/model.js';
 import type { ChunkInput, MemoryFilter, MemoryRecord } from './types.js';
 
 /** Content limit from the spec: 100 KB of UTF-8. */
@@ -46,27 +46,7 @@ export interface UpdateInput {
   readonly author?: string | undefined;
 }
 
-export interface SearchInput {
-  readonly query: string;
-  readonly limit: number;
-  readonly offset: number;
-  readonly threshold: number;
-  readonly hybrid: boolean;
-  readonly filter: MemoryFilter;
-}
-
-export interface SearchHit {
-  readonly memory: MemoryRecord;
-  readonly score: number;
-  /** The passage that matched best. */
-  readonly seq: number;
-}
-
-export interface SearchResult {
-  readonly hits: SearchHit[];
-  /** Memories at or above the threshold among the ranked candidates. */
-  readonly total: number;
-}
+export type { SearchHit, SearchInput, SearchResult } from './search/search-engine.js';
 
 export interface MemoryServiceDeps {
   readonly storage: Storage;
@@ -74,43 +54,10 @@ export interface MemoryServiceDeps {
   /** Entity and fact extraction: told about every standard save, content change and deletion. */
   readonly knowledge?: KnowledgeHooks | undefined;
   readonly now?: () => number;
+  /** The search scoring model (default: the fitted one; bench/fit-search.ts passes others). */
+  readonly searchModel?: SearchModel | undefined;
 }
 
-/** Candidate passages fetched per requested result: memories with several matching passages collapse. */
-const CANDIDATES_PER_RESULT = 4;
-const MIN_CANDIDATES = 50;
-const MAX_CANDIDATES = 1000;
-/**
- * Subtracted from a hybrid candidate's raw score (cosine + weighted BM25) when its title and content mention
- * none of the names in the query (capitalised phrases, answers/text.ts properNouns); a share of it when they
- * mention some. A name is a precise constraint that a sentence embedder blurs and BM25 weighs by rarity
- * only: a person named in half a conversation has a low IDF, yet a question about her is about the memories
- * that name her. For the ranking a penalty is the same as a bonus for mentions; as a penalty, the scores of
- * the memories that do name them keep their calibrated meaning, and the default threshold drops more of
- * those that do not. On the real store's candidates, nDCG@10 LoCoMo-dev (turns saved with their context)
- * 0.524 -> 0.543 (0.540 through the API with CONTEXT_NAME_SHARE), SciFact-train 0.705 -> 0.707; 0.1-0.3 are
- * within 0.006 of each other on both.
- */
-const NAME_PENALTY = 0.15;
-/**
- * How much a name found only in a memory's context counts: half, as the context's words weigh half the
- * memory's own in its keyword text (LoCoMo-dev 0.543 -> 0.541 offline, where every turn's context names the
- * other speaker; a reply whose context names what the query asks about is not penalised in full).
- */
-const CONTEXT_NAME_SHARE = 0.5;
-/**
- * Subtracted from a hybrid candidate's raw score when the query names an author of the candidates and the
- * memory was written or said by someone else: a question about what Caroline did is about Caroline's own
- * messages first; a memory without an author is not affected, nor are any when the query's names are no
- * candidate's author (so a capitalised word that happens to be a name costs nothing here). Mentions still
- * earn their share of NAME_PENALTY. On the real store's LoCoMo-dev candidates (each turn saved with its
- * speaker as author), nDCG@10 0.539 -> 0.575 / 0.586 / 0.598 / 0.600 at 0.1 / 0.2 / 0.3 / 0.5; letting a
- * mention of the named person halve it did worse (0.582 at 0.3). Through the API (bench/retrieval-dialog.ts)
- * 0.540 -> 0.599. SciFact has no authors.
- */
-const AUTHOR_PENALTY = 0.3;
-/** At most this many candidates are read to look for the query's names. */
-const NAME_WINDOW_MAX = 400;
 const QUERY_CACHE_SIZE = 256;
 
 /** How far in the future a given createdAt may lie (clocks of other machines drift). */
@@ -167,9 +114,16 @@ export function uniqueTags(tags: readonly string[] | undefined): string[] {
 export class MemoryService {
   private readonly now: () => number;
   private readonly queryCache = new Map<string, Float32Array>();
+  private readonly engine: SearchEngine;
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.now = deps.now ?? Date.now;
+    this.engine = new SearchEngine({
+      modelId: deps.embedder.modelId,
+      embedQuery: (query) => this.embedQuery(query),
+      ...(deps.searchModel ? { model: deps.searchModel } : {}),
+      now: this.now,
+    });
   }
 
   private store(accountId: string): MemoryStore {
@@ -222,6 +176,7 @@ export class MemoryService {
       : this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true, unseen: input.id === undefined, stored, ...(extraction ? { extraction } : {}) });
     try {
       await stored;
+      this.engine.termStats.changed(accountId);
     } finally {
       // When the memory's own commit failed, this settles without committing anything.
       await knowing;
@@ -265,6 +220,7 @@ export class MemoryService {
       updated.context !== existing.context ||
       updated.author !== existing.author;
     await store.replace(updated, reembed ? await this.embedChunks(updated) : undefined);
+    if (reembed) this.engine.termStats.changed(accountId);
     // New content replaces everything the old content contributed to entities, facts and the graph.
     if (content !== existing.content && !updated.turbo) await this.deps.knowledge?.memorySaved(accountId, updated);
     return updated;
@@ -296,6 +252,7 @@ export class MemoryService {
     const memory = await store.get(id);
     if (!memory) return false;
     await store.replace(memory, await this.embedChunks(memory));
+    this.engine.termStats.changed(accountId);
     return true;
   }
 
@@ -329,7 +286,9 @@ export class MemoryService {
       const existing = (await store.getMany(ids)).map((memory) => memory.id);
       await this.deps.knowledge.memoriesDeleted(accountId, existing);
     }
-    return store.delete(ids);
+    const deleted = await store.delete(ids);
+    if (deleted.length > 0) this.engine.termStats.changed(accountId);
+    return deleted;
   }
 
   list(accountId: string, filter: MemoryFilter, page: { limit: number; offset: number }) {
@@ -359,92 +318,7 @@ export class MemoryService {
     return vector;
   }
 
-  /**
-   * Hybrid search with names in the query: takes NAME_PENALTY x (share of the names a memory does not
-   * mention) off each candidate's raw score, and AUTHOR_PENALTY off memories by an author the query does not
-   * name when it names an author of the candidates. Only candidates that could reach the requested page are
-   * read (those within NAME_PENALTY of the page's last raw score, at most NAME_WINDOW_MAX); the others take
-   * the largest penalty, which keeps them below every candidate read, and makes `total` a lower bound.
-   * Returns the memories it read, for the page.
-   */
-  private async weighNames(
-    store: MemoryStore,
-    input: SearchInput,
-    candidates: { memoryId: string; raw: number }[],
-  ): Promise<Map<string, MemoryRecord>> {
-    const names = properNouns(input.query);
-    if (names.length === 0 || candidates.length === 0) return new Map();
-    const byRaw = [...candidates].sort((a, b) => b.raw - a.raw);
-    const last = byRaw[Math.min(byRaw.length, input.offset + input.limit) - 1]?.raw ?? Number.NEGATIVE_INFINITY;
-    const window = byRaw.filter((candidate) => candidate.raw >= last - NAME_PENALTY).slice(0, NAME_WINDOW_MAX);
-    const memories = new Map((await store.getMany(window.map((candidate) => candidate.memoryId))).map((memory) => [memory.id, memory]));
-    const mentions = nameMatcher(names);
-    // The authors the query names, among those of the memories read.
-    const named = new Set<string>();
-    for (const memory of memories.values()) if (memory.author && mentions(memory.author) > 0) named.add(memory.author);
-    for (const candidate of candidates) {
-      const memory = memories.get(candidate.memoryId);
-      if (!memory) {
-        candidate.raw -= NAME_PENALTY + (named.size > 0 ? AUTHOR_PENALTY : 0);
-        continue;
-      }
-      // A name in the context counts half, as the context's words do in the keyword text; the author counts
-      // as a mention.
-      const share = Math.max(
-        mentions(memory.author),
-        mentions(`${memory.title}\n${memory.content}`),
-        CONTEXT_NAME_SHARE * mentions(memory.context),
-      );
-      const byOther = named.size > 0 && memory.author !== '' && !named.has(memory.author);
-      candidate.raw -= NAME_PENALTY * (1 - share) + (byOther ? AUTHOR_PENALTY : 0);
-    }
-    return memories;
-  }
-
-  async search(accountId: string, input: SearchInput): Promise<SearchResult> {
-    const store = this.store(accountId);
-    const depth = Math.min(
-      MAX_CANDIDATES,
-      Math.max(MIN_CANDIDATES, (input.offset + input.limit) * CANDIDATES_PER_RESULT),
-    );
-    const vector = await this.embedQuery(input.query);
-    const [vectorHits, keywordHits] = await Promise.all([
-      store.vectorSearch(vector, input.filter, depth),
-      input.hybrid ? store.keywordSearch(input.query, input.filter, depth) : Promise.resolve([]),
-    ]);
-    const scoring = scoringFor(this.deps.embedder.modelId);
-    const best = new Map<string, { similarity: number | null; bm25: number; seq: number }>();
-    for (const hit of vectorHits) {
-      const entry = best.get(hit.memoryId);
-      if (!entry || (entry.similarity ?? -1) < hit.similarity) {
-        best.set(hit.memoryId, { similarity: hit.similarity, bm25: entry?.bm25 ?? 0, seq: hit.seq });
-      }
-    }
-    for (const hit of keywordHits) {
-      const entry = best.get(hit.memoryId);
-      if (!entry) best.set(hit.memoryId, { similarity: null, bm25: hit.score, seq: hit.seq });
-      else if (hit.score > entry.bm25) entry.bm25 = hit.score;
-    }
-    // Not among the top `depth` passages by vector: its similarity is at most the weakest candidate's.
-    const floor = vectorHits.length > 0 ? Math.min(...vectorHits.map((hit) => hit.similarity)) : 0;
-    const candidates = [...best.entries()].map(([memoryId, entry]) => {
-      const similarity = entry.similarity ?? floor;
-      return { memoryId, seq: entry.seq, raw: input.hybrid ? hybridRaw(similarity, entry.bm25, scoring) : similarity };
-    });
-    const fetched = input.hybrid ? await this.weighNames(store, input, candidates) : new Map<string, MemoryRecord>();
-    const ranked = candidates
-      .map(({ memoryId, seq, raw }) => ({ memoryId, seq, score: calibrate(raw, input.hybrid ? scoring.hybrid : scoring.semantic) }))
-      .filter((entry) => entry.score >= input.threshold)
-      .sort((a, b) => b.score - a.score || (a.memoryId < b.memoryId ? -1 : 1));
-    const page = ranked.slice(input.offset, input.offset + input.limit);
-    const missing = page.filter((entry) => !fetched.has(entry.memoryId)).map((entry) => entry.memoryId);
-    for (const memory of await store.getMany(missing)) fetched.set(memory.id, memory);
-    const hits: SearchHit[] = [];
-    for (const entry of page) {
-      const memory = fetched.get(entry.memoryId);
-      // A memory deleted between the two reads simply drops out.
-      if (memory) hits.push({ memory, score: round4(entry.score), seq: entry.seq });
-    }
-    return { hits, total: ranked.length };
+  search(accountId: string, input: SearchInput & { readonly explain?: boolean }): Promise<SearchResult> {
+    return this.engine.search(this.store(accountId), input);
   }
 }

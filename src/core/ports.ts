@@ -82,6 +82,10 @@ export interface MemoryStore {
   findByMetadata(key: string, value: string): Promise<MemoryRecord | null>;
   vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]>;
   keywordSearch(text: string, filter: MemoryFilter, k: number): Promise<KeywordHit[]>;
+  /** How many passages the account's memories are indexed by. */
+  passageCount(): Promise<number>;
+  /** Calls `visit` with the indexed text of every passage of the account; returns how many there were. */
+  scanPassages(visit: (text: string) => void): Promise<number>;
   /** Every memory id of the account (ids only: cheap even for large accounts). */
   ids(options?: { turbo?: boolean }): Promise<string[]>;
   /** Memory ids that have no vectors in the current embedding model's space. */

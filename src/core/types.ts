@@ -47,6 +47,8 @@ export interface MemoryFilter {
 export interface VectorHit {
   readonly memoryId: string;
   readonly seq: number;
+  /** The passage as indexed (see chunking.ts memoryPassages). */
+  readonly text: string;
   /** Cosine similarity in [-1, 1]. */
   readonly similarity: number;
 }
@@ -54,6 +56,8 @@ export interface VectorHit {
 export interface KeywordHit {
   readonly memoryId: string;
   readonly seq: number;
+  /** The passage as indexed (see chunking.ts memoryPassages). */
+  readonly text: string;
   /** BM25 score (unbounded, > 0). */
   readonly score: number;
 }

@@ -94,7 +94,7 @@ export function registerTools(server: McpServer, api: MemoryApi): void {
     {
       title: 'Search memories',
       description:
-        "Find memories by meaning (semantic search, optionally hybrid with keywords). Use it before answering " +
+        "Find memories by what they say and what they mean (words and meaning in one 0-1 score). Use it before answering " +
         "anything that may depend on what the user saved or told you before, and to find a memory's id before " +
         'updating or deleting it. Returns the best matches with id, title, score (0-1) and content.',
       inputSchema: {
@@ -106,7 +106,7 @@ export function registerTools(server: McpServer, api: MemoryApi): void {
         tags: SearchBody.shape.tags.describe('Only memories with any of these tags.'),
         after: SearchBody.shape.after.describe('Only memories created at or after this ISO 8601 date.'),
         before: SearchBody.shape.before.describe('Only memories created at or before this ISO 8601 date.'),
-        hybrid: SearchBody.shape.hybrid.describe('Also match exact keywords (names, codes); good for rare words.'),
+        hybrid: SearchBody.shape.hybrid.describe('Default true: words and meaning. false: meaning only.'),
       },
       outputSchema: SearchResponse,
       annotations: { title: 'Search memories', ...readOnly },

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scoringFor } from '../../src/core/scoring.js';
 import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -35,14 +34,15 @@ async function search(body: Record<string, unknown>): Promise<Result[]> {
   return response.json<{ results: Result[] }>().results;
 }
 
-/** The raw value behind each hybrid score (the calibration's inverse), by memory id. */
-async function rawScores(query: string): Promise<(id: string | undefined) => number> {
-  const { midpoint, slope } = scoringFor(t.deps.embedder.modelId).hybrid;
-  const results = await search({ query, hybrid: true });
+/** The explained features of each result (search with explain), by memory id. */
+async function featuresOf(query: string): Promise<(id: string | undefined) => Record<string, number>> {
+  const response = await t.request({ method: 'POST', url: '/v1/search', payload: { spaceId: 'chat', threshold: 0, query, explain: true } });
+  expect(response.statusCode, response.body).toBe(200);
+  const results = response.json<{ results: { id: string; explanation: { features: Record<string, number> } }[] }>().results;
   return (id) => {
     const hit = results.find((result) => result.id === id);
     if (!hit) throw new Error(`${id} not among the results`);
-    return midpoint + Math.log(hit.score / (1 - hit.score)) / slope;
+    return hit.explanation.features;
   };
 }
 
@@ -71,18 +71,17 @@ describe('memory author', () => {
     const melanieFirst = await search({ query: 'What did Melanie do yesterday?', hybrid: true });
     expect(melanieFirst[0]?.id).toBe(ids.melanie);
 
-    // Raw values (the calibration's inverse). Naming an author takes AUTHOR_PENALTY (0.3) off what others
-    // said, on top of the name penalty (0.15) for not mentioning her: without it this gap is about 0.33.
-    const caroline = await rawScores('What did Caroline do yesterday?');
-    expect(caroline(ids.caroline) - caroline(ids.melanie)).toBeGreaterThan(0.45);
-    // A memory without an author loses the name penalty only (a lower-case query has no names).
-    const plain = await rawScores('what did caroline do yesterday?');
-    expect(plain(ids.anonymous) - caroline(ids.anonymous)).toBeGreaterThan(0.1);
-    expect(plain(ids.anonymous) - caroline(ids.anonymous)).toBeLessThan(0.25);
-    // Porto is nobody's author: all three lose the same name penalty, and stay close together.
-    const porto = await rawScores('Did anyone go to pottery class in Porto?');
-    const values = [ids.caroline, ids.melanie, ids.anonymous].map((id) => porto(id));
-    expect(Math.max(...values) - Math.min(...values)).toBeLessThan(0.15);
+    // Naming an author marks what others said; the memory without an author only misses the name.
+    const caroline = await featuresOf('What did Caroline do yesterday?');
+    expect(caroline(ids.caroline)).toMatchObject({ missingNames: 0, otherAuthor: 0 });
+    expect(caroline(ids.melanie)).toMatchObject({ missingNames: 1, otherAuthor: 1 });
+    expect(caroline(ids.anonymous)).toMatchObject({ missingNames: 1, otherAuthor: 0 });
+    // A lower-case query has no names.
+    const plain = await featuresOf('what did caroline do yesterday?');
+    for (const id of [ids.caroline, ids.melanie, ids.anonymous]) expect(plain(id)).toMatchObject({ missingNames: 0, otherAuthor: 0 });
+    // Porto is nobody's author: all three miss the name alike, and no author is marked.
+    const porto = await featuresOf('Did anyone go to pottery class in Porto?');
+    for (const id of [ids.caroline, ids.melanie, ids.anonymous]) expect(porto(id)).toMatchObject({ missingNames: 1, otherAuthor: 0 });
   });
 
   it('is a field of structured queries: filter, sort and fields', async () => {

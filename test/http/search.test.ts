@@ -33,7 +33,7 @@ async function search(body: Record<string, unknown>) {
 
 describe('POST /v1/search', () => {
   it('ranks by meaning and returns the spec fields', async () => {
-    const body = await search({ query: 'pasta dish with cheese baked in the oven', threshold: 0 });
+    const body = await search({ query: 'pasta dish with cheese baked in the oven', threshold: 0, hybrid: false });
     expect(body.results[0]?.id).toBe(ids.recipe);
     expect(body.results[0]).toEqual({
       id: ids.recipe,
@@ -85,10 +85,11 @@ describe('POST /v1/search', () => {
     );
   });
 
-  it('hybrid adds keyword evidence: exact terms lift the memory that has them', async () => {
-    const hybrid = await search({ query: 'Globex invoice 4471', threshold: 0, hybrid: true });
+  it('hybrid (the default) adds keyword evidence: exact terms lift the memory that has them', async () => {
+    const hybrid = await search({ query: 'Globex invoice 4471', threshold: 0 });
     expect(hybrid.results[0]?.id).toBe(ids.invoice);
-    const semantic = await search({ query: 'Globex invoice 4471', threshold: 0 });
+    expect((await search({ query: 'Globex invoice 4471', threshold: 0, hybrid: true })).results).toEqual(hybrid.results);
+    const semantic = await search({ query: 'Globex invoice 4471', threshold: 0, hybrid: false });
     expect(hybrid.results.map((result) => result.id).sort()).toEqual(semantic.results.map((result) => result.id).sort());
     const top = hybrid.results[0]?.score ?? 0;
     const second = hybrid.results[1]?.score ?? 0;

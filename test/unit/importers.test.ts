@@ -87,7 +87,25 @@ describe('chat', () => {
       file('chat.json', JSON.stringify([{ role: 'User', content: 'Hi there', timestamp: '2023-01-01T18:00:00Z' }, { role: 'assistant', content: '  ' }])),
     );
     expect(records.map((entry) => entry.record)).toEqual([
-      { type: 'memory', content: 'Hi there', tags: ['chat', 'user'], metadata: { source: 'chat', role: 'user' }, createdAt: '2023-01-01T18:00:00.000Z' },
+      { type: 'memory', content: 'Hi there', tags: ['chat', 'user'], metadata: { source: 'chat', role: 'user' }, author: 'user', createdAt: '2023-01-01T18:00:00.000Z' },
+    ]);
+  });
+
+  it('saves each message with its speaker as author and the message before it as context', async () => {
+    const records = await chatRecords(
+      file(
+        'dialog.json',
+        JSON.stringify([
+          { speaker: 'Melanie', text: 'How often do you run?', timestamp: '2023-05-08T13:56:00Z' },
+          { role: 'user', name: 'Caroline', content: 'Three times a week.', timestamp: '2023-05-08T13:57:00Z' },
+          { role: 'assistant', content: 'Noted.', timestamp: '2023-05-08T13:58:00Z' },
+        ]),
+      ),
+    );
+    expect(records.map((entry) => [entry.record.author, entry.record.context, entry.record.content])).toEqual([
+      ['Melanie', undefined, 'How often do you run?'],
+      ['Caroline', 'Melanie: How often do you run?', 'Three times a week.'],
+      ['assistant', 'Caroline: Three times a week.', 'Noted.'],
     ]);
   });
 

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Memory } from '../../api/contract.js';
 import { MemError } from '../../errors.js';
 import { confirm } from '../confirm.js';
 import { daemonArgument } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { parseJsonObject, parseList, parseNumber, readStdin, textArgument } from '../input.js';
-import { shortDate, style, table, terminalWidth, truncate } from '../output.js';
+import { colorOnStdout, highlighted, shortDate, style, table, terminalWidth, truncate } from '../output.js';
 
 function renderMemory(memory: Memory): string {
   const lines = [
@@ -178,7 +178,7 @@ Examples:
 
   program
     .command('search')
-    .description('Find memories by meaning (--hybrid adds keyword matching)')
+    .description('Find memories by what they say and what they mean (--semantic: meaning only)')
     .argument('<query...>', 'what to look for, in your own words')
     .option('-n, --limit <n>', 'results to show (max 100)', '10')
     .option('--offset <n>', 'skip this many results', '0')
@@ -187,13 +187,19 @@ Examples:
     .option('--tags <tags>', 'only memories with any of these tags')
     .option('--after <date>', 'created on or after (ISO 8601)')
     .option('--before <date>', 'created on or before (ISO 8601)')
-    .option('--hybrid', 'fuse semantic and keyword search')
+    .option('--semantic', 'rank by meaning only (cosine similarity), without keyword matching')
+    .addOption(new Option('--hybrid', 'words and meaning (the default; kept for scripts)').hideHelp())
     .addHelpText(
       'after',
       `
+Scores are 0-1 on one scale for every kind of query: a word a memory contains, a phrase or a
+question all score 0.5 or more when the memory answers them. On a terminal, the query's words
+are highlighted in each result.
+
 Examples:
   $ mem search "who did I meet about planning?"
-  $ mem search roadmap --hybrid --tags acme --after 2026-01-01
+  $ mem search roadmap --tags acme --after 2026-01-01
+  $ mem search "feeling unwell" --semantic
   $ mem search "invoice" --threshold 0.3 --json | jq '.results[].id'`,
     )
     .action(async (words: string[], options: Record<string, string | boolean | undefined>, command: Command) => {
@@ -207,9 +213,11 @@ Examples:
         tags: parseList(options.tags as string | undefined),
         after: options.after as string | undefined,
         before: options.before as string | undefined,
-        hybrid: Boolean(options.hybrid),
+        hybrid: !options.semantic,
       };
-      const response = await client.search(request);
+      // The matched words are highlighted only where they can be seen: a colour terminal, not --json.
+      const highlight = !output.json && colorOnStdout();
+      const response = await client.search(highlight ? { ...request, explain: true } : request);
       // Nothing above the threshold: show the nearest few (humans only, at most --limit), so "nothing" is
       // never a dead end.
       const nearest =
@@ -228,10 +236,11 @@ Examples:
         return response.results
           .map(
             (result) =>
-              `${style.cyan(result.score.toFixed(2))}  ${style.bold(truncate(result.title, width - 40))}  ${style.dim(result.id)}\n      ${truncate(
-                result.author ? `${result.author}: ${result.content}` : result.content,
-                width - 6,
-              )}${result.tags.length ? `\n      ${style.dim(`#${result.tags.join(' #')}`)}` : ''}`,
+              `${style.cyan(result.score.toFixed(2))}  ${style.bold(truncate(result.title, width - 40))}  ${style.dim(result.id)}\n      ${
+                result.author ? `${result.author}: ` : ''
+              }${highlighted(result.content, result.explanation?.highlights ?? [], width - 6 - (result.author ? result.author.length + 2 : 0))}${
+                result.tags.length ? `\n      ${style.dim(`#${result.tags.join(' #')}`)}` : ''
+              }`,
           )
           .join('\n');
       });

@@ -7,8 +7,17 @@ const CONVERSATION_KEYS = ['conversationId', 'conversation_id', 'conversation', 
 /** A grouped conversation is cut into memories of at most this many bytes (the content limit is 100 KB). */
 const MAX_PART_BYTES = 90 * 1024;
 
+/** Fields that name who wrote a message, when the export has more than a role. */
+const SPEAKER_KEYS = ['speaker', 'author', 'name', 'sender', 'from'];
+/** The message a reply answers is indexed with it (its context) up to this many characters. */
+const MAX_CONTEXT_CHARS = 1000;
+/** The import format's author limit (one line, 200 characters). */
+const MAX_AUTHOR_CHARS = 200;
+
 interface Message {
   readonly role: string;
+  /** Who wrote it: a speaker's name when the export names one, else its role. */
+  readonly speaker: string;
   readonly content: string;
   readonly createdAt: string | undefined;
   readonly conversation: string | undefined;
@@ -18,11 +27,15 @@ interface Message {
 function read(value: unknown, position: number): Message | null {
   if (!value || typeof value !== 'object') return null;
   const raw = value as Record<string, unknown>;
-  const content = typeof raw.content === 'string' ? raw.content.trim() : '';
+  const text = typeof raw.content === 'string' ? raw.content : raw.text;
+  const content = typeof text === 'string' ? text.trim() : '';
   if (!content) return null;
   const conversation = CONVERSATION_KEYS.map((key) => raw[key]).find((id) => typeof id === 'string' || typeof id === 'number');
+  const role = typeof raw.role === 'string' && raw.role.trim() ? raw.role.trim().toLowerCase() : 'unknown';
+  const named = SPEAKER_KEYS.map((key) => raw[key]).find((name): name is string => typeof name === 'string' && name.trim() !== '');
   return {
-    role: typeof raw.role === 'string' && raw.role.trim() ? raw.role.trim().toLowerCase() : 'unknown',
+    role,
+    speaker: (named ?? role).replace(/\s+/g, ' ').trim().slice(0, MAX_AUTHOR_CHARS),
     content,
     createdAt: isoTime(raw.timestamp ?? raw.createdAt ?? raw.time),
     conversation: conversation === undefined ? undefined : String(conversation),
@@ -34,8 +47,10 @@ const byTime = (a: Message, b: Message) => (a.createdAt ?? '').localeCompare(b.c
 
 /**
  * `mem import --from chat FILE`: a chat export, a JSON array of {role, content, timestamp} messages (or
- * {messages: [...]}). Without a conversation id, every message is a memory of its own (tags chat and its
- * role, createdAt its timestamp): search finds the very message. When messages carry a conversation id
+ * {messages: [...]}; `text` for content and a speaker's name in speaker, author, name, sender or from are
+ * read too). Without a conversation id, every message is a memory of its own (tags chat and its role,
+ * createdAt its timestamp, author its speaker or role, context the message before it): search finds the
+ * very message. When messages carry a conversation id
  * (conversationId, conversation_id, conversation, threadId or thread_id), each conversation becomes one
  * memory, a transcript of `role: text` paragraphs in time order (cut into parts of at most 90 KB), dated by
  * its first message and tagged chat plus its roles: a conversation is read as a whole.
@@ -53,16 +68,26 @@ export async function chatRecords(file: string): Promise<SourcedRecord[]> {
   if (messages.length === 0) throw new MemError('VALIDATION_ERROR', `${file} has no messages with text.`);
 
   if (!messages.some((message) => message.conversation !== undefined)) {
-    return messages.map((message) => ({
-      record: {
-        type: 'memory',
-        content: message.content,
-        tags: ['chat', message.role],
-        metadata: { source: 'chat', role: message.role },
-        ...(message.createdAt ? { createdAt: message.createdAt } : {}),
-      },
-      origin: `message ${message.position}`,
-    }));
+    // Each message is saved with who wrote it (author) and the message before it (context, "speaker:
+    // text"), as search uses them: a reply ("Three times a week") is found through the question it answers,
+    // and a question about what someone said favours their own messages.
+    const ordered = [...messages].sort(byTime);
+    return ordered.map((message, index) => {
+      const previous = ordered[index - 1];
+      const context = previous ? `${previous.speaker}: ${previous.content}`.slice(-MAX_CONTEXT_CHARS) : '';
+      return {
+        record: {
+          type: 'memory',
+          content: message.content,
+          tags: ['chat', message.role],
+          metadata: { source: 'chat', role: message.role },
+          author: message.speaker,
+          ...(context ? { context } : {}),
+          ...(message.createdAt ? { createdAt: message.createdAt } : {}),
+        },
+        origin: `message ${message.position}`,
+      };
+    });
   }
 
   const conversations = new Map<string, Message[]>();
@@ -77,7 +102,7 @@ export async function chatRecords(file: string): Promise<SourcedRecord[]> {
     const parts: Message[][] = [[]];
     let bytes = 0;
     for (const message of thread) {
-      const size = Buffer.byteLength(`${message.role}: ${message.content}\n\n`, 'utf8');
+      const size = Buffer.byteLength(`${message.speaker}: ${message.content}\n\n`, 'utf8');
       if (bytes + size > MAX_PART_BYTES && (parts[parts.length - 1]?.length ?? 0) > 0) {
         parts.push([]);
         bytes = 0;
@@ -93,7 +118,7 @@ export async function chatRecords(file: string): Promise<SourcedRecord[]> {
         record: {
           type: 'memory',
           // A single message over the limit is still cut by the daemon's content limit: it fails alone.
-          content: part.map((message) => `${message.role}: ${message.content}`).join('\n\n'),
+          content: part.map((message) => `${message.speaker}: ${message.content}`).join('\n\n'),
           title,
           tags: ['chat', ...new Set(part.map((message) => message.role))],
           metadata: {

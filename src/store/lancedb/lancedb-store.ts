@@ -441,12 +441,13 @@ class LanceMemoryStore implements MemoryStore {
       .nearestTo(vector)
       .distanceType('cosine')
       .where(filterPredicate(this.accountId, filter))
-      .select(['memory_id', 'seq', '_distance'])
+      .select(['memory_id', 'seq', 'text', '_distance'])
       .limit(k)
       .toArray();
     return rows.map((row: Row) => ({
       memoryId: str(row, 'memory_id'),
       seq: num(row, 'seq'),
+      text: str(row, 'text'),
       similarity: 1 - num(row, '_distance'),
     }));
   }
@@ -458,10 +459,35 @@ class LanceMemoryStore implements MemoryStore {
       .query()
       .fullTextSearch(new lancedb.MatchQuery(query, 'text'))
       .where(filterPredicate(this.accountId, filter))
-      .select(['memory_id', 'seq', '_score'])
+      .select(['memory_id', 'seq', 'text', '_score'])
       .limit(k)
       .toArray();
-    return rows.map((row: Row) => ({ memoryId: str(row, 'memory_id'), seq: num(row, 'seq'), score: num(row, '_score') }));
+    return rows.map((row: Row) => ({
+      memoryId: str(row, 'memory_id'),
+      seq: num(row, 'seq'),
+      text: str(row, 'text'),
+      score: num(row, '_score'),
+    }));
+  }
+
+  passageCount(): Promise<number> {
+    return this.tables.chunks.table.countRows(eq('account_id', this.accountId));
+  }
+
+  async scanPassages(visit: (text: string) => void): Promise<number> {
+    // Arrow batches, not row objects: at 100k memories this reads ~100k strings and nothing else.
+    const result = await this.tables.chunks.table.query().where(eq('account_id', this.accountId)).select(['text']).toArrow();
+    let count = 0;
+    for (const batch of result.batches) {
+      const column = batch.getChild('text');
+      if (!column) continue;
+      for (let i = 0; i < column.length; i++) {
+        const text = column.get(i) as unknown;
+        if (typeof text === 'string') visit(text);
+        count += 1;
+      }
+    }
+    return count;
   }
 
   async ids(options: { turbo?: boolean } = {}): Promise<string[]> {

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { MemError } from '../../errors.js';
+import { FEATURE_NAMES, type FeatureName, type Features } from './features.js';
+import { FITTED_MODEL } from './fitted-model.js';
+
+/**
+ * The search score, in two stages fitted by `bench/fit-search.ts` (which writes fitted-model.ts) on labelled
+ * query-memory pairs of several query shapes (questions, claims, a rare word, a phrase, a title, paraphrases),
+ * with cross-validation:
+ *
+ * 1. Ranking: a logistic model over the features of features.ts, `z = bias + w · x`; candidates are ranked
+ *    by z.
+ * 2. Calibration: `score = 1 / (1 + e^-(scale · z + rank · ln(1 + r) + offset))`, r being the memory's place
+ *    in that ranking (0 = first). How likely a memory is to be relevant depends on how many others look as
+ *    good for the same query, not only on its own features; the rank term says so, and keeps a broad query
+ *    from scoring dozens of memories above the threshold.
+ */
+export interface SearchModel {
+  readonly bias: number;
+  readonly weights: Readonly<Record<FeatureName, number>>;
+  readonly calibration: Calibration;
+}
+
+export interface Calibration {
+  readonly scale: number;
+  readonly rank: number;
+  readonly offset: number;
+}
+
+/** The score of the memory ranked `rank` (0-based) with ranking logit `z`. */
+export function calibratedScore(calibration: Calibration, z: number, rank: number): number {
+  return 1 / (1 + Math.exp(-(calibration.scale * z + calibration.rank * Math.log1p(rank) + calibration.offset)));
+}
+
+/**
+ * Cosine similarity an embedder gives unrelated text on average, subtracted from the similarity feature so
+ * that a model fitted with one embedder means roughly the same with another. The built-in embedder's level
+ * is the one the weights were fitted with; other models (Ollama's) get the typical level of modern sentence
+ * embedders, so their scores are approximate.
+ */
+const SIMILARITY_LEVEL: Readonly<Record<string, number>> = { 'builtin/use-lite': 0.42 };
+const DEFAULT_SIMILARITY_LEVEL = 0.55;
+
+export function similarityLevel(modelId: string): number {
+  return SIMILARITY_LEVEL[modelId] ?? DEFAULT_SIMILARITY_LEVEL;
+}
+
+export function logit(model: SearchModel, features: Features): number {
+  let sum = model.bias;
+  for (const [name, weight] of Object.entries(model.weights) as [FeatureName, number][]) sum += weight * features[name];
+  return sum;
+}
+
+export const DEFAULT_SEARCH_MODEL: SearchModel = FITTED_MODEL;
+
+const ModelFile = z.object({
+  bias: z.number().finite(),
+  weights: z.object(Object.fromEntries(FEATURE_NAMES.map((name) => [name, z.number().finite()])) as Record<FeatureName, z.ZodNumber>),
+  calibration: z.object({ scale: z.number().finite(), rank: z.number().finite(), offset: z.number().finite() }),
+});
+
+/** A model read from a file (the config key search.modelFile): validated, or a VALIDATION_ERROR that says what to do. */
+export function parseSearchModel(text: string, origin: string): SearchModel {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new MemError('VALIDATION_ERROR', `${origin} is not JSON: ${(error as Error).message}`, { hint: 'Point search.modelFile at a file written by bench/fit-search.ts, or set it to "".' });
+  }
+  const parsed = ModelFile.safeParse(json);
+  if (!parsed.success) {
+    throw new MemError('VALIDATION_ERROR', `${origin} is not a search model: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`, {
+      hint: `A model is {"bias", "weights": {${FEATURE_NAMES.join(', ')}}, "calibration": {"scale", "rank", "offset"}} (numbers); set search.modelFile to "" for the built-in one.`,
+    });
+  }
+  return parsed.data;
+}

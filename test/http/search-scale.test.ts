@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-app.js';
+import { EVERYDAY_NOTES } from '../fixtures/everyday-notes.js';
+
+/**
+ * The behaviours of one score scale (issue #20), through the HTTP API with the built-in embedder and the
+ * fitted search model: a default search (no `hybrid`, threshold 0.5) finds what the user typed and what
+ * they meant, and returns nothing rather than noise.
+ */
+let t: TestApp;
+const ids: string[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  for (const content of EVERYDAY_NOTES) {
+    const response = await t.request({ method: 'POST', url: '/v1/save', payload: { content } });
+    expect(response.statusCode, response.body).toBe(201);
+    ids.push(response.json().documentId);
+  }
+});
+
+afterAll(async () => {
+  await t.close();
+  await closeTestEmbedder();
+});
+
+interface Result {
+  id: string;
+  score: number;
+  content: string;
+  explanation?: { matchedTerms: string[]; similarity: number; keywordScore: number; features: Record<string, number>; logit: number };
+}
+
+async function search(body: Record<string, unknown>): Promise<Result[]> {
+  const response = await t.request({ method: 'POST', url: '/v1/search', payload: body });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<{ results: Result[] }>().results;
+}
+
+function idOf(fragment: string): string {
+  const index = EVERYDAY_NOTES.findIndex((note) => note.includes(fragment));
+  const id = ids[index];
+  if (index < 0 || !id) throw new Error(`no note with ${fragment}`);
+  return id;
+}
+
+describe('one score scale for every query shape', () => {
+  it('a query of one to three words that a memory contains scores it >= 0.5 and ranks it first', async () => {
+    const cases: [string, string][] = [
+      ['Globex', 'Tom Baker joined Globex'],
+      ['passport', 'renew the passport'],
+      ['Porto', 'Team offsite in Porto'],
+      ['boiler valve', 'boiler needs a new pressure valve'],
+      ['brake pads', 'second-hand road bike'],
+      ['football boots', 'new football boots'],
+      ['tahini pomegranate', 'roasted cauliflower'],
+      ['insurance renewal quote', 'car insurance renewal'],
+      // Stemming: the memory says "dropping the connection".
+      ['dropped connections', 'wifi router'],
+    ];
+    for (const [query, fragment] of cases) {
+      const results = await search({ query });
+      expect(results[0]?.id, `${query}: ${JSON.stringify(results.slice(0, 3))}`).toBe(idOf(fragment));
+      expect(results[0]?.score, query).toBeGreaterThanOrEqual(0.5);
+    }
+  });
+
+  it('a question whose words a note holds finds it at the default threshold', async () => {
+    const results = await search({ query: 'Who is the CFO of Acme Corp?' });
+    expect(results[0]?.id).toBe(idOf('CFO of Acme Corp'));
+    expect(results[0]?.score).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('a word that no memory contains and that means nothing close returns nothing', async () => {
+    for (const query of ['zorblattine', 'quixotrel', 'xylofrump']) {
+      const results = await search({ query });
+      expect(results, query).toEqual([]);
+      // The nearest memories are still there, below the default threshold.
+      expect((await search({ query, threshold: 0 })).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('a paraphrase with no shared content word still ranks its memory in the top 3 at >= 0.5', async () => {
+    const cases: [string, string][] = [
+      ['car wheel puncture', 'flat tyre'],
+      ['pet on a diet', 'cat should lose some weight'],
+    ];
+    for (const [query, fragment] of cases) {
+      const results = await search({ query });
+      const at = results.findIndex((result) => result.id === idOf(fragment));
+      expect(at, `${query}: ${JSON.stringify(results.slice(0, 3).map((r) => [r.content, r.score]))}`).toBeGreaterThanOrEqual(0);
+      expect(at).toBeLessThan(3);
+      expect(results[at]?.score).toBeGreaterThanOrEqual(0.5);
+    }
+  });
+
+  it('hybrid is the default; hybrid false is meaning only', async () => {
+    const byDefault = await search({ query: 'Globex', threshold: 0, explain: true });
+    expect(byDefault[0]?.explanation?.matchedTerms).toEqual(['globex']);
+    const semantic = await search({ query: 'Globex', threshold: 0, hybrid: false, explain: true });
+    expect(semantic[0]?.explanation?.matchedTerms ?? []).toEqual([]);
+    expect(semantic.find((result) => result.id === idOf('Globex'))?.score ?? 0).toBeLessThan(byDefault[0]?.score ?? 0);
+  });
+
+  it('explain gives the signals behind each score', async () => {
+    const [top] = await search({ query: 'renew passport Lisbon', explain: true });
+    expect(top?.explanation).toMatchObject({
+      matchedTerms: ['renew', 'passport', 'lisbon'],
+      similarity: expect.any(Number),
+      keywordScore: expect.any(Number),
+      logit: expect.any(Number),
+    });
+    expect(top?.explanation?.features).toMatchObject({ coverage: 1, allTerms: 1, phrase: 0 });
+    expect(top?.explanation?.keywordScore).toBeGreaterThan(0);
+    // The score is the logistic of the logit.
+    expect(top?.score).toBeCloseTo(1 / (1 + Math.exp(-(top?.explanation?.logit ?? 0))), 3);
+    // Without explain, no explanation.
+    const [plain] = await search({ query: 'renew passport Lisbon' });
+    expect(plain?.explanation).toBeUndefined();
+  });
+
+  it('a memory whose content is replaced is found by its new words at once', async () => {
+    const id = idOf('Lost my umbrella');
+    const patched = await t.request({ method: 'PATCH', url: `/v1/memory/${id}`, payload: { content: 'Left the trombone case on the night bus.' } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const results = await search({ query: 'trombone' });
+    expect(results[0]?.id).toBe(id);
+    expect(results[0]?.score).toBeGreaterThanOrEqual(0.5);
+    expect(await search({ query: 'umbrella tram' })).not.toContainEqual(expect.objectContaining({ id }));
+  });
+
+  it("remind's default 0.6 and ask's relevance sit on the search scale", async () => {
+    const question = 'When is the dentist appointment?';
+    const [top] = await search({ query: question });
+    expect(top?.id).toBe(idOf('Dentist appointment'));
+    const ask = await t.request({ method: 'POST', url: '/v1/ask', payload: { query: question, includeContext: true } });
+    expect(ask.statusCode, ask.body).toBe(200);
+    const context = ask.json<{ context: { id: string; relevance: number }[] }>().context;
+    expect(context[0]?.id).toBe(top?.id);
+    expect(context[0]?.relevance).toBeCloseTo(top?.score ?? 0, 2);
+    const remind = await t.request({ method: 'POST', url: '/v1/remind', payload: { context: 'I should book the dentist appointment soon' } });
+    expect(remind.statusCode, remind.body).toBe(200);
+    const reminders = remind.json<{ reminders: { id: string; relevance: number }[] }>().reminders;
+    expect(reminders.map((reminder) => reminder.id)).toContain(idOf('Dentist appointment'));
+    for (const reminder of reminders) expect(reminder.relevance).toBeGreaterThanOrEqual(0.6);
+  });
+});
