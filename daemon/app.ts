@@ -6,13 +6,15 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import type { ZodType } from 'zod';
 import { VERSION } from '../src/version.js';
 import type { AppDeps } from './deps.js';
 import { registerAccounting } from './plugins/accounting.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerUploads } from './plugins/uploads.js';
 import { ingestRoutes } from './routes/ingest.js';
-import { registerErrorHandling } from './plugins/error-handler.js';
+import { frameworkErrors, registerErrorHandling } from './plugins/error-handler.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
 import { answerRoutes } from './routes/answers.js';
@@ -41,10 +43,17 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     bodyLimit: options.bodyLimit ?? 1_048_576,
     // Per-request info logs halve throughput (STACK.md); errors are still logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  // Fastify hands a missing body to the validator as null; as undefined, a body schema's default applies, so a
+  // body-less POST (such as POST /v1/reindex with only Content-Type: application/json) means the defaults.
+  app.setValidatorCompiler<ZodType>((route) => {
+    const validate = validatorCompiler(route);
+    return route.httpPart === 'body' ? (data) => validate(data ?? undefined) : validate;
+  });
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  registerJsonBody(app);
 
   await app.register(fastifySwagger, {
     openapi: {
