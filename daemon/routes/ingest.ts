@@ -28,10 +28,10 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: 'Bulk ingest: many items (content or url each), asynchronous by default',
           description:
-            'Items per request by plan: free 100, pro 1,000, enterprise 10,000 (LIMIT_EXCEEDED). Items without content and url: VALIDATION_ERROR with invalidIndices. Async (default): 202 with jobId and statusUrl; a webhook gets a signed POST when the job ends. async: false processes every item before answering (200).',
+            'Items per request by plan: free 100, pro 1,000, enterprise 10,000 (LIMIT_EXCEEDED). Items without content and url: VALIDATION_ERROR with invalidIndices. Async (default): 201 with jobId and statusUrl (the job is created); a webhook gets a signed POST when the job ends. async: false processes every item before answering (200).',
           tags: ['ingest'],
           body: IngestBody,
-          response: { 200: IngestSyncResponse, 202: IngestAsyncResponse, ...errors },
+          response: { 200: IngestSyncResponse, 201: IngestAsyncResponse, ...errors },
         },
       },
       async (request, reply) => {
@@ -52,7 +52,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           return reply.status(200).send({ success: true as const, processed: results.length, results });
         }
         const job = await deps.ingest.submit(tenant, items, options);
-        return reply.status(202).send({
+        return reply.status(201).send({
           success: true as const,
           message: `Ingest job accepted with ${items.length} items.`,
           jobId: job.id,

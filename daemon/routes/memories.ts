@@ -35,13 +35,13 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: 'Save content, a URL or an uploaded file as a memory',
           description:
-            'Synchronous by default (201 with the memory); `async: true` answers 202 with a pendingId to poll (content only). ' +
+            'Synchronous by default (201 with the memory); `async: true` answers 201 with a pendingId to poll (content only): the pending save is created, the memory follows. ' +
             '`url` fetches the page and extracts its readable text; multipart/form-data with a `file` part (plus the same fields as form fields; tags comma-separated, metadata as JSON) uploads a file. ' +
             'URL and file saves are idempotent: the same URL again updates its memory when the text changed (200) and does nothing when it did not (200, "Already saved: unchanged"); the same file bytes find the memory they made.',
           tags: ['memories'],
           consumes: ['application/json', 'multipart/form-data'],
           body: SaveBody,
-          response: { 200: SaveSyncResponse, 201: SaveSyncResponse, 202: SaveAsyncResponse, ...errors },
+          response: { 200: SaveSyncResponse, 201: SaveSyncResponse.or(SaveAsyncResponse), ...errors },
         },
         preValidation: async (request) => {
           if (request.isMultipart()) await readUpload(request);
@@ -112,7 +112,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
           if (input.createdAt !== undefined) assertCreatedAt(input.createdAt, Date.now());
           const pending = await deps.asyncSaves.submit(tenant, input);
-          return reply.status(202).send({
+          return reply.status(201).send({
             success: true as const,
             message: 'Save accepted; poll statusUrl for the result.',
             pendingId: pending.id,

@@ -59,13 +59,13 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Re-embed memories into the current embedding model (background job; addition)',
           tags: ['system'],
           body: z.object({ all: z.boolean().default(false) }).default({ all: false }),
-          response: { 202: ReindexResponse, 401: ErrorBody, 403: ErrorBody },
+          response: { 201: ReindexResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
         },
       },
       async (request, reply) => {
         const { tenant } = requireWrite(request.auth);
         const job = await deps.reindexer.start(tenant, { all: request.body.all });
-        return reply.status(202).send({
+        return reply.status(201).send({
           success: true as const,
           message: job.total === 0 ? 'Nothing to reindex.' : `Reindexing ${job.total} memories.`,
           jobId: job.id,

@@ -88,7 +88,7 @@ describe('POST /v1/save', () => {
 
   it('saves asynchronously with a pendingId and statusUrl', async () => {
     const response = await t.request({ method: 'POST', url: '/v1/save', payload: { content: 'Async note about lunch', async: true } });
-    expect(response.statusCode).toBe(202);
+    expect(response.statusCode).toBe(201);
     const body = response.json();
     expect(body).toMatchObject({ success: true, pendingId: expect.stringMatching(/^pnd_/) });
     expect(body.statusUrl).toBe(`/v1/save/status/${body.pendingId}`);
