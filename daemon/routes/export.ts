@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorBody, ExportQuery, IMPORT_MAX_RECORDS, ImportBody, ImportQuery, ImportResponse } from '../../src/api/contract.js';
 import { parseNdjson } from '../../src/core/export/format.js';
@@ -33,7 +34,7 @@ export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['export'],
           querystring: ExportQuery,
           produces: ['application/x-ndjson'],
-          response: { ...errors },
+          response: { 200: z.string().describe('application/x-ndjson: one JSON record per line, streamed.'), ...errors },
         },
       },
       async (request, reply) => {

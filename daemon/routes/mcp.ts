@@ -1,5 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { MemClient } from '../../src/client/http-client.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import type { AppDeps } from '../deps.js';
@@ -24,6 +25,9 @@ export function mcpRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Model Context Protocol (streamable HTTP, stateless): the tools and resources of `mem mcp`',
           description: 'JSON-RPC messages of MCP 2025-11-25; send Accept: application/json, text/event-stream.',
           tags: ['mcp'],
+          response: {
+            200: z.object({ jsonrpc: z.literal('2.0') }).catchall(z.unknown()).describe('The JSON-RPC response (or an event stream of them).'),
+          },
         },
       },
       async (request, reply) => {
