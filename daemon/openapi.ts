@@ -1,5 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ErrorBody } from '../src/api/contract.js';
+import { NOT_COUNTED } from './plugins/accounting.js';
 
 /**
  * The operationId of every documented route, keyed by method and Fastify path. Client generators name their
@@ -71,15 +72,16 @@ interface RouteSchema {
 
 /**
  * The error answers every route of a kind can give, added to what the route documents itself (its 403, 404,
- * 422, 503): 400 where there is input to validate, 401 and 429 behind a key, 413 where a body is read, 500
- * anywhere. With these the document lists every status a client can meet.
+ * 422, 503): 400 where there is input to validate, 401 behind a key, 429 where requests are counted, 413
+ * where a body is read, 500 anywhere. With these the document lists every status a client can meet.
  */
-function sharedErrors(key: string, method: string, schema: RouteSchema): Partial<Record<number, typeof ErrorBody>> {
+function sharedErrors(key: string, method: string, path: string, schema: RouteSchema): Partial<Record<number, typeof ErrorBody>> {
   const authenticated = !PUBLIC_ROUTES.has(key);
   const input = schema.body !== undefined || schema.params !== undefined || schema.querystring !== undefined;
   return {
     ...(input ? { 400: ErrorBody } : {}),
-    ...(authenticated ? { 401: ErrorBody, 429: ErrorBody } : {}),
+    ...(authenticated ? { 401: ErrorBody } : {}),
+    ...(authenticated && !NOT_COUNTED.has(path) ? { 429: ErrorBody } : {}),
     ...(BODY_METHODS.has(method) ? { 413: ErrorBody } : {}),
     500: ErrorBody,
   };
@@ -95,7 +97,7 @@ export function registerOpenApiConventions(app: FastifyInstance): void {
       const key = `${method} ${route.url}`;
       const operationId = OPERATION_IDS[key];
       if (!operationId) throw new Error(`Route ${key} has no operationId: add it to daemon/openapi.ts.`);
-      route.schema = { ...schema, operationId, response: { ...sharedErrors(key, method, schema), ...(schema.response ?? {}) } };
+      route.schema = { ...schema, operationId, response: { ...sharedErrors(key, method, route.url, schema), ...(schema.response ?? {}) } };
     }
   });
 }

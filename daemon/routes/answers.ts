@@ -18,7 +18,6 @@ import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
 import { iso, parseBound, preview } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 413: ErrorBody, 503: ErrorBody };
 
 function presentAnswer(result: AskResult, includeContext: boolean): AskResponse {
   return {
@@ -78,7 +77,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'this JSON response (an `error` event with the error envelope if the model fails mid-answer).',
           tags: ['answers'],
           body: AskBody,
-          response: { 200: AskResponse, ...errors },
+          response: { 200: AskResponse, 503: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -126,7 +125,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'month: 30 days, all: default). reason cites the evidence: shared names, a date, shared topic words.',
           tags: ['answers'],
           body: RemindBody,
-          response: { 200: RemindResponse, ...errors },
+          response: { 200: RemindResponse, 503: ErrorBody },
         },
       },
       async (request) => {
@@ -155,7 +154,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'No entity, fact or graph extraction. processingTime is in milliseconds, measured in the daemon.',
           tags: ['answers'],
           body: TurboSaveBody,
-          response: { 201: TurboSaveResponse, ...errors },
+          response: { 201: TurboSaveResponse, 403: ErrorBody, 503: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -183,7 +182,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'Semantic retrieval only (no keyword pass) and the fast tier. processingTime is in milliseconds.',
           tags: ['answers'],
           body: TurboAskBody,
-          response: { 200: TurboAskResponse, ...errors },
+          response: { 200: TurboAskResponse, 503: ErrorBody },
         },
       },
       async (request) => {

@@ -14,7 +14,6 @@ import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
 import { iso, parseBound, presentJob } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 
 /** Bulk ingest bodies may carry up to 10,000 items (enterprise). */
 const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
@@ -31,7 +30,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'Items per request by plan: free 100, pro 1,000, enterprise 10,000 (LIMIT_EXCEEDED). Items without content and url: VALIDATION_ERROR with invalidIndices. Async (default): 201 with jobId and statusUrl (the job is created); a webhook gets a signed POST when the job ends. async: false processes every item before answering (200).',
           tags: ['ingest'],
           body: IngestBody,
-          response: { 200: IngestSyncResponse, 201: IngestAsyncResponse, ...errors },
+          response: { 200: IngestSyncResponse, 201: IngestAsyncResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -69,7 +68,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Status and progress of an ingest job',
           tags: ['ingest'],
           params: JobIdParams,
-          response: { 200: IngestStatusResponse, ...errors },
+          response: { 200: IngestStatusResponse, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -104,7 +103,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Recent jobs of the account (ingest and reindex), newest first (addition)',
           tags: ['ingest'],
           querystring: JobListQuery,
-          response: { 200: JobListResponse, ...errors },
+          response: { 200: JobListResponse },
         },
       },
       async (request) => {
@@ -120,7 +119,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: "The account's webhook signing secret (addition); created on first use",
           tags: ['ingest'],
-          response: { 200: WebhookSecretResponse, ...errors },
+          response: { 200: WebhookSecretResponse, 403: ErrorBody },
         },
       },
       async (request) => {

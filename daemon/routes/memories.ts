@@ -25,7 +25,6 @@ import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
 import { readUpload } from '../plugins/uploads.js';
 import { iso, parseBound, presentMemory, preview } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 422: ErrorBody };
 
 export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
@@ -41,7 +40,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['memories'],
           consumes: ['application/json', 'multipart/form-data'],
           body: SaveBody,
-          response: { 200: SaveSyncResponse, 201: SaveSyncResponse.or(SaveAsyncResponse), ...errors },
+          response: { 200: SaveSyncResponse, 201: SaveSyncResponse.or(SaveAsyncResponse), 403: ErrorBody, 422: ErrorBody },
         },
         preValidation: async (request) => {
           if (request.isMultipart()) await readUpload(request);
@@ -130,7 +129,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Status of an async save',
           tags: ['memories'],
           params: PendingParams,
-          response: { 200: SaveStatusResponse, ...errors },
+          response: { 200: SaveStatusResponse, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -152,7 +151,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Read one memory',
           tags: ['memories'],
           params: MemoryParams,
-          response: { 200: MemoryResponse, ...errors },
+          response: { 200: MemoryResponse, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -170,7 +169,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['memories'],
           params: MemoryParams,
           body: UpdateBody,
-          response: { 200: MemoryResponse, ...errors },
+          response: { 200: MemoryResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -190,7 +189,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Delete a memory permanently',
           tags: ['memories'],
           params: MemoryParams,
-          response: { 200: MessageResponse, ...errors },
+          response: { 200: MessageResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -208,7 +207,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'Ids that are malformed or not found are listed in failed[] as {id, error}.',
           tags: ['memories'],
           body: BulkDeleteBody,
-          response: { 200: BulkDeleteResponse, ...errors },
+          response: { 200: BulkDeleteResponse, 403: ErrorBody },
         },
       },
       async (request) => {
@@ -225,7 +224,7 @@ export function memoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'List memories, newest first',
           tags: ['memories'],
           querystring: ListQuery,
-          response: { 200: ListResponse, ...errors },
+          response: { 200: ListResponse },
         },
       },
       async (request) => {

@@ -20,7 +20,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: 'Daemon status: version, uptime, memory count, models, Ollama reachability (addition)',
           tags: ['system'],
-          response: { 200: StatusResponse, 401: ErrorBody },
+          response: { 200: StatusResponse },
         },
       },
       async (request) => {
@@ -59,7 +59,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Re-embed memories into the current embedding model (background job; addition)',
           tags: ['system'],
           body: z.object({ all: z.boolean().default(false) }).default({ all: false }),
-          response: { 201: ReindexResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+          response: { 201: ReindexResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -82,7 +82,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Status of a background job (addition)',
           tags: ['system'],
           params: JobParams,
-          response: { 200: JobResponse, 401: ErrorBody, 404: ErrorBody },
+          response: { 200: JobResponse, 404: ErrorBody },
         },
       },
       async (request) => {

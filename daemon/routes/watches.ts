@@ -14,7 +14,6 @@ import { MemError } from '../../src/errors.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
 import { iso } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, 500: ErrorBody };
 
 function presentWatch(view: WatchView): Watch {
   const { record } = view;
@@ -46,7 +45,7 @@ export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'The first scan is an ingest job (jobId, GET /v1/ingest/status/:jobId). Afterwards added and changed files are saved (one memory per file, keyed by metadata.sourcePath), deleted files delete their memory (kept with keepDeleted), renamed files keep theirs. Hidden, temporary and editor files and files over ingest.maxUploadBytes are ignored. path must be an absolute existing directory (VALIDATION_ERROR). Owner account only (FORBIDDEN otherwise).',
           tags: ['watch'],
           body: WatchBody,
-          response: { 201: WatchCreatedResponse, ...errors },
+          response: { 201: WatchCreatedResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -79,7 +78,7 @@ export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: 'The watched folders of the account and their state (addition)',
           tags: ['watch'],
-          response: { 200: WatchListResponse, ...errors },
+          response: { 200: WatchListResponse },
         },
       },
       async (request) => {
@@ -95,7 +94,7 @@ export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Stop watching a folder; the memories of its files stay (addition)',
           tags: ['watch'],
           params: WatchIdParams,
-          response: { 200: MessageResponse, ...errors },
+          response: { 200: MessageResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {
