@@ -1,3 +1,4 @@
+import { SaveService } from '../src/core/save-service.js';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../src/config/load-config.js';
@@ -196,6 +197,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     documents,
     documentSource,
     asyncSaves,
+    saves: new SaveService({ quota: accounts, memories, asyncSaves, documents, documentSource, turbo, ingest }),
     reindexer,
     asker,
     reminder,

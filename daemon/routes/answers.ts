@@ -12,35 +12,11 @@ import {
   TurboSaveBody,
   TurboSaveResponse,
 } from '../../src/api/contract.js';
-import type { AnswerRun, AskResult } from '../../src/core/answers/ask-service.js';
+import type { AnswerRun } from '../../src/core/answers/ask-service.js';
 import { MemError } from '../../src/errors.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
-import { iso, parseBound, preview } from '../present.js';
-
-
-function presentAnswer(result: AskResult, includeContext: boolean): AskResponse {
-  return {
-    success: true as const,
-    answer: result.answer,
-    confidence: result.confidence,
-    tokensUsed: result.tokensUsed,
-    ...(includeContext
-      ? {
-          context: result.context.map(({ memory, relevance }) => ({
-            id: memory.id,
-            content: memory.content,
-            title: memory.title,
-            relevance,
-          })),
-        }
-      : {}),
-    noResult: result.noResult,
-    ...(result.suggestion !== undefined ? { suggestion: result.suggestion } : {}),
-    sources: result.sources.map((source) => ({ ...source })),
-    model: result.model,
-  };
-}
+import { iso, parseBound, presentAnswer, preview } from '../present.js';
 
 function event(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -159,10 +135,8 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const auth = requireWrite(request.auth);
-        const { account, tenant } = auth;
         const body = request.body;
-        await deps.accounts.assertCanStore(account, { memories: 1, bytes: Buffer.byteLength(body.content) });
-        const { memory, processingTime } = await deps.turbo.save(tenant, {
+        const { memory, processingTime } = await deps.saves.turboSave(auth, {
           content: body.content,
           title: body.title,
           tags: body.tags,

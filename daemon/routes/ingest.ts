@@ -12,7 +12,7 @@ import {
 } from '../../src/api/contract.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
-import { iso, parseBound, presentJob } from '../present.js';
+import { iso, parseBound, presentIngestJob, presentJob } from '../present.js';
 
 
 /** Bulk ingest bodies may carry up to 10,000 items (enterprise). */
@@ -35,29 +35,11 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const auth = requireWrite(request.auth);
-        const { account, tenant } = auth;
         const body = request.body;
-        const items = body.items.map((item) => ({
-          ...item,
-          spaceId: spaceFor(auth, item.spaceId),
-          createdAt: parseBound(item.createdAt, 'start'),
-        }));
-        const options = { webhook: body.webhook, turbo: body.turbo };
-        deps.ingest.validate(account, items, options);
-        const bytes = items.reduce((sum, item) => sum + Buffer.byteLength(item.content ?? ''), 0);
-        await deps.accounts.assertCanStore(account, { memories: items.length, bytes });
-        if (!body.async) {
-          const results = await deps.ingest.runNow(tenant, items, options);
-          return reply.status(200).send({ success: true as const, processed: results.length, results });
-        }
-        const job = await deps.ingest.submit(tenant, items, options);
-        return reply.status(201).send({
-          success: true as const,
-          message: `Ingest job accepted with ${items.length} items.`,
-          jobId: job.id,
-          itemCount: items.length,
-          statusUrl: `/v1/ingest/status/${job.id}`,
-        });
+        const items = body.items.map((item) => ({ ...item, spaceId: spaceFor(auth, item.spaceId), createdAt: parseBound(item.createdAt, 'start') }));
+        const result = await deps.saves.ingest(auth, items, { webhook: body.webhook, turbo: body.turbo, async: body.async });
+        if (result.kind === 'done') return reply.status(200).send({ success: true as const, processed: result.results.length, results: result.results });
+        return reply.status(201).send(presentIngestJob(result.job, items.length));
       },
     );
 

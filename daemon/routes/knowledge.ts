@@ -13,47 +13,11 @@ import {
   GraphQuery,
   GraphResponse,
   MemoryParams,
-  type Entity,
-  type Fact,
 } from '../../src/api/contract.js';
 import { assertMemoryId } from '../../src/core/memory-service.js';
-import type { EntityRecord, FactRecord } from '../../src/core/knowledge/types.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
-import { iso } from '../present.js';
-
-
-function presentEntity(entity: EntityRecord): Entity {
-  return {
-    id: entity.id,
-    name: entity.name,
-    type: entity.type,
-    aliases: [...entity.aliases],
-    properties: { ...entity.properties },
-    mentions: entity.mentions,
-    firstSeen: iso(entity.firstSeen),
-    lastSeen: iso(entity.lastSeen),
-    relatedDocuments: [...entity.relatedDocuments],
-  };
-}
-
-function presentFact(fact: FactRecord): Fact {
-  return {
-    id: fact.id,
-    statement: fact.statement,
-    subject: fact.subject,
-    predicate: fact.predicate,
-    object: fact.object,
-    category: fact.category,
-    confidence: fact.confidence,
-    source: { ...fact.source },
-    extractedAt: iso(fact.extractedAt),
-    validFrom: fact.validFrom === null ? null : iso(fact.validFrom),
-    validTo: fact.validTo === null ? null : iso(fact.validTo),
-    supersededBy: fact.supersededBy,
-    supportingDocuments: [...new Set(fact.supports.map((support) => support.memoryId))],
-  };
-}
+import { iso, presentEntity, presentFact } from '../present.js';
 
 export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {

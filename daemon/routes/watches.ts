@@ -6,32 +6,11 @@ import {
   WatchCreatedResponse,
   WatchIdParams,
   WatchListResponse,
-  type Watch,
 } from '../../src/api/contract.js';
-import type { WatchView } from '../../src/core/watch/watch-service.js';
 import type { AppDeps } from '../deps.js';
 import { MemError } from '../../src/errors.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
-import { iso } from '../present.js';
-
-
-function presentWatch(view: WatchView): Watch {
-  const { record } = view;
-  return {
-    id: record.id,
-    path: record.path,
-    glob: record.glob,
-    tags: [...record.tags],
-    spaceId: record.spaceId,
-    keepDeleted: record.keepDeleted,
-    createdAt: iso(record.createdAt),
-    state: view.state,
-    fileCount: view.fileCount,
-    lastEventAt: view.lastEventAt === null ? null : iso(view.lastEventAt),
-    lastError: view.lastError,
-    initialJobId: record.initialJobId,
-  };
-}
+import { presentWatch } from '../present.js';
 
 /** Folder watches (addition): folders whose files the daemon keeps saved as memories. */
 export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
