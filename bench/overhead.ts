@@ -57,7 +57,8 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<BenchR
   const plans = { ...PLANS, pro: { ...PLANS.pro, requestsPerHour: 1e9, monthlyRequests: 1e9 } };
   const deps = await createDeps({ loaded, storeFirstKey: false, plans });
   const app = await buildApp(deps);
-  app.get('/v1/bench/noop', async () => ({ success: true }));
+  // Hidden: not part of the API document (every documented route needs an operationId, daemon/openapi.ts).
+  app.get('/v1/bench/noop', { schema: { hide: true } }, async () => ({ success: true }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

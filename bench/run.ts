@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --quick] [-- --only scale,locomo,scifact,ingest,overhead,query,answers] [-- --locomo FILE] [-- --scifact DIR]`:
+ * `npm run bench [-- --quick] [-- --only scale,locomo,scifact,ingest,overhead,query,answers,fuzz] [-- --locomo FILE] [-- --scifact DIR]`:
  * builds (npm does), runs the chosen benchmarks one after another (all of them; with --quick alone,
  * scale, locomo, scifact and overhead), each against its own fresh daemon,
  * prints every figure, and writes bench/results/latest.json (machine, mem version, date, figures).
  */
 import { parseArgs } from 'node:util';
 import { runAnswers } from './answers.js';
+import { runFuzz } from './fuzz.js';
 import { runOverhead } from './overhead.js';
 import { runIngestBench } from './ingest.js';
 import { runQueryBench } from './query.js';
@@ -15,7 +16,7 @@ import { runScifact } from './retrieval-beir.js';
 import { runScale } from './scale.js';
 import { VERSION } from '../src/version.js';
 
-const BENCHMARKS = ['scale', 'locomo', 'scifact', 'ingest', 'overhead', 'query', 'answers'] as const;
+const BENCHMARKS = ['scale', 'locomo', 'scifact', 'ingest', 'overhead', 'query', 'answers', 'fuzz'] as const;
 /**
  * `--quick` without `--only`: the benchmarks whose quick variants together finish in under 5 minutes on
  * 2 cores (the others take minutes even when quick: `--only ingest --quick` etc. runs them).
@@ -69,7 +70,9 @@ for (const name of chosen.filter(isBenchName)) {
               ? runOverhead({ quick: values.quick })
               : name === 'ingest'
                 ? runIngestBench({ quick: values.quick })
-                : runAnswers({ quick: values.quick }),
+                : name === 'fuzz'
+                  ? runFuzz({ quick: values.quick })
+                  : runAnswers({ quick: values.quick }),
   );
   printResult(result);
   results.push(result);

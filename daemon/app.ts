@@ -6,13 +6,17 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import type { ZodType } from 'zod';
+import { CONFIG_SCHEMA } from '../src/config/schema.js';
 import { VERSION } from '../src/version.js';
 import type { AppDeps } from './deps.js';
 import { registerAccounting } from './plugins/accounting.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerUploads } from './plugins/uploads.js';
 import { ingestRoutes } from './routes/ingest.js';
-import { registerErrorHandling } from './plugins/error-handler.js';
+import { frameworkErrors, registerErrorHandling } from './plugins/error-handler.js';
+import { registerJsonBody } from './plugins/json-body.js';
+import { registerOpenApiConventions } from './openapi.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
 import { answerRoutes } from './routes/answers.js';
@@ -26,6 +30,9 @@ import { systemRoutes } from './routes/system.js';
 import { watchRoutes } from './routes/watches.js';
 import { backupRoutes } from './routes/backup.js';
 import { exportRoutes } from './routes/export.js';
+
+/** Where the daemon answers unless configured otherwise. */
+const DEFAULT_SERVER = `http://${CONFIG_SCHEMA['server.host'].default}:${CONFIG_SCHEMA['server.port'].default}`;
 
 export interface BuildAppOptions {
   readonly logger?: FastifyBaseLogger;
@@ -41,21 +48,37 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     bodyLimit: options.bodyLimit ?? 1_048_576,
     // Per-request info logs halve throughput (STACK.md); errors are still logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  // Fastify hands a missing body to the validator as null; as undefined, a body schema's default applies, so a
+  // body-less POST (such as POST /v1/reindex with only Content-Type: application/json) means the defaults.
+  app.setValidatorCompiler<ZodType>((route) => {
+    const validate = validatorCompiler(route);
+    return route.httpPart === 'body' ? (data) => validate(data ?? undefined) : validate;
+  });
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  registerJsonBody(app);
 
+  registerOpenApiConventions(app);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'mem Memory API',
         version: VERSION,
-        description: 'Local-first memory service. Every /v1 and /keys route needs Authorization: Bearer <API_KEY>.',
+        license: { name: 'MIT', identifier: 'MIT' },
+        description:
+          'Local-first memory service. Every route except /health needs the API key, as Authorization: Bearer <API_KEY> or X-API-Key: <API_KEY> (both present must name the same key).',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
+      servers: [{ url: DEFAULT_SERVER, description: 'The local daemon on its default port (GET /openapi.json names the address it answers on).' }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
     },
     transform: jsonSchemaTransform,
   });
@@ -78,6 +101,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(exportRoutes(deps));
   await app.register(backupRoutes(deps));
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () => {
+    const document = app.swagger();
+    const address = deps.runtime.address();
+    return address ? { ...document, servers: [{ url: address, description: 'This daemon.' }] } : document;
+  });
   return app;
 }

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { SaveService } from '../src/core/save-service.js';
 import type { Logger } from 'pino';
 import { MemError } from '../src/errors.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
@@ -214,6 +215,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     documents,
     documentSource,
     asyncSaves,
+    saves: new SaveService({ quota: accounts, memories, asyncSaves, documents, documentSource, turbo, ingest }),
     reindexer,
     asker,
     reminder,

@@ -8,6 +8,7 @@ import type { AskService } from '../src/core/answers/ask-service.js';
 import type { RemindService } from '../src/core/answers/remind-service.js';
 import type { TurboService } from '../src/core/answers/turbo-service.js';
 import type { AsyncSaves } from '../src/core/async-saves.js';
+import type { SaveService } from '../src/core/save-service.js';
 import type { AuthService } from '../src/core/auth-service.js';
 import type { KnowledgeService } from '../src/core/knowledge/knowledge-service.js';
 import type { MemoryService } from '../src/core/memory-service.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly documents: DocumentSaves;
   readonly documentSource: DocumentSource;
   readonly asyncSaves: AsyncSaves;
+  /** Every write that adds content (save dispatch, update, turbo save, ingest), plan quota first. */
+  readonly saves: SaveService;
   readonly reindexer: Reindexer;
   /** Entities, facts and the knowledge graph. */
   readonly knowledge: KnowledgeService;

@@ -1,9 +1,14 @@
-import type { Memory, QueryResult } from '../src/api/contract.js';
+import type { z } from 'zod';
+import type { AskResponse, Entity, Fact, Memory, QueryResult, SaveAsyncResponse, SaveSyncResponse, Watch } from '../src/api/contract.js';
+import type { AskResult } from '../src/core/answers/ask-service.js';
+import type { EntityRecord, FactRecord } from '../src/core/knowledge/types.js';
+import type { WatchView } from '../src/core/watch/watch-service.js';
+import type { SaveOutcome } from '../src/core/ingest/document-saves.js';
 import type { ApiKey, Profile as ProfileDto, UsageResponse, User } from '../src/api/contract.js';
 import type { Profile, UsageReport } from '../src/core/accounts/account-service.js';
 import { redactKey } from '../src/core/auth-service.js';
 import type { QueryHit } from '../src/core/query-service.js';
-import type { Account, ApiKeyRecord, JobRecord, MemoryRecord } from '../src/core/types.js';
+import type { Account, ApiKeyRecord, JobRecord, MemoryRecord, PendingSaveRecord } from '../src/core/types.js';
 
 /** Domain records -> API shapes (ISO timestamps, spec field names). */
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -42,6 +47,26 @@ export function presentQueryHit({ memory, score }: QueryHit): QueryResult {
   };
 }
 
+/** The answer to a save: the memory it made or found (201 created, 200 updated or unchanged). */
+export function presentSaved(memory: MemoryRecord, outcome: SaveOutcome): z.infer<typeof SaveSyncResponse> {
+  return {
+    success: true,
+    message: outcome === 'created' ? 'Memory saved' : outcome === 'updated' ? 'Memory updated: the source changed' : 'Already saved: unchanged',
+    documentId: memory.id,
+    data: { id: memory.id, title: memory.title, contentPreview: preview(memory.content), tags: [...memory.tags], createdAt: iso(memory.createdAt) },
+  };
+}
+
+/** The answer to an async save: where to poll. */
+export function presentPendingSave(pending: PendingSaveRecord): z.infer<typeof SaveAsyncResponse> {
+  return {
+    success: true,
+    message: 'Save accepted; poll statusUrl for the result.',
+    pendingId: pending.id,
+    statusUrl: `/v1/save/status/${pending.id}`,
+  };
+}
+
 export function preview(content: string, length = 200): string {
   const flat = content.replace(/\s+/g, ' ').trim();
   return flat.length <= length ? flat : `${flat.slice(0, length - 3).trimEnd()}...`;
@@ -77,6 +102,17 @@ export function presentJob(job: JobRecord) {
     startedAt: isoOrNull(job.startedAt),
     completedAt: isoOrNull(job.finishedAt),
     error: job.error,
+  };
+}
+
+/** The answer to an accepted ingest job: where to follow it. */
+export function presentIngestJob(job: JobRecord, itemCount: number) {
+  return {
+    success: true as const,
+    message: `Ingest job accepted with ${itemCount} items.`,
+    jobId: job.id,
+    itemCount,
+    statusUrl: `/v1/ingest/status/${job.id}`,
   };
 }
 
@@ -143,5 +179,80 @@ export function presentUsage(report: UsageReport, mode: 'live' | 'test'): UsageR
     ...(report.byEndpoint ? { byEndpoint: report.byEndpoint } : {}),
     ...(report.daily ? { daily: report.daily } : {}),
     ...(report.byKey ? { byKey: report.byKey } : {}),
+  };
+}
+
+/** A folder watch with its live state. */
+export function presentWatch(view: WatchView): Watch {
+  const { record } = view;
+  return {
+    id: record.id,
+    path: record.path,
+    glob: record.glob,
+    tags: [...record.tags],
+    spaceId: record.spaceId,
+    keepDeleted: record.keepDeleted,
+    createdAt: iso(record.createdAt),
+    state: view.state,
+    fileCount: view.fileCount,
+    lastEventAt: view.lastEventAt === null ? null : iso(view.lastEventAt),
+    lastError: view.lastError,
+    initialJobId: record.initialJobId,
+  };
+}
+
+export function presentEntity(entity: EntityRecord): Entity {
+  return {
+    id: entity.id,
+    name: entity.name,
+    type: entity.type,
+    aliases: [...entity.aliases],
+    properties: { ...entity.properties },
+    mentions: entity.mentions,
+    firstSeen: iso(entity.firstSeen),
+    lastSeen: iso(entity.lastSeen),
+    relatedDocuments: [...entity.relatedDocuments],
+  };
+}
+
+export function presentFact(fact: FactRecord): Fact {
+  return {
+    id: fact.id,
+    statement: fact.statement,
+    subject: fact.subject,
+    predicate: fact.predicate,
+    object: fact.object,
+    category: fact.category,
+    confidence: fact.confidence,
+    source: { ...fact.source },
+    extractedAt: iso(fact.extractedAt),
+    validFrom: fact.validFrom === null ? null : iso(fact.validFrom),
+    validTo: fact.validTo === null ? null : iso(fact.validTo),
+    supersededBy: fact.supersededBy,
+    supportingDocuments: [...new Set(fact.supports.map((support) => support.memoryId))],
+  };
+}
+
+/** An answer; the memories it drew on only when the request asked for them (includeContext). */
+export function presentAnswer(result: AskResult, includeContext: boolean): AskResponse {
+  return {
+    success: true as const,
+    answer: result.answer,
+    confidence: result.confidence,
+    tokensUsed: result.tokensUsed,
+    ...(includeContext
+      ? {
+          context: result.context.map(({ memory, relevance }) => ({
+            id: memory.id,
+            content: memory.content,
+            title: memory.title,
+            relevance,
+          })),
+        }
+      : {}),
+    noResult: result.noResult,
+    ...(result.suggestion !== undefined ? { suggestion: result.suggestion } : {}),
+    sources: result.sources.map((source) => ({ ...source })),
+    model: result.model,
   };
 }

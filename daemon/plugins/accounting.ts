@@ -7,7 +7,7 @@ import { MemError } from '../../src/errors.js';
  * The MCP endpoint is not counted itself: every tool call it runs is an API request of its own that is
  * (otherwise one MCP call would count twice).
  */
-const NOT_COUNTED = new Set(['/mcp']);
+export const NOT_COUNTED = new Set(['/mcp']);
 
 /**
  * Rate limits and usage accounting for every authenticated request (after the auth hook). Every response of

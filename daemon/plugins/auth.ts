@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { AuthContext, AuthService } from '../../src/core/auth-service.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthContext, AuthService, KeyCredentials } from '../../src/core/auth-service.js';
 import { MemError } from '../../src/errors.js';
 
 declare module 'fastify' {
@@ -17,8 +17,15 @@ export function registerAuth(app: FastifyInstance, auth: AuthService): void {
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0] ?? '';
     if (PUBLIC_PATHS.has(path)) return;
-    request.auth = await auth.authenticate(request.headers.authorization);
+    request.auth = await auth.authenticate(credentialsOf(request));
   });
+}
+
+/** The key headers of a request: `Authorization` and `X-API-Key` (see presentedKey for the rules). */
+export function credentialsOf(request: FastifyRequest): KeyCredentials {
+  const apiKey = request.headers['x-api-key'];
+  // A repeated X-API-Key arrives joined ("a, b") or as an array: either way never a valid key, so refused.
+  return { authorization: request.headers.authorization, apiKey: Array.isArray(apiKey) ? apiKey.join(', ') : apiKey };
 }
 
 export function requireAuth(auth: AuthContext | null): AuthContext {

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { MemError } from '../../src/errors.js';
 
@@ -21,6 +22,49 @@ function describeValidation(error: FastifyError): { message: string; details: Re
   return { message, details: { issues: described } };
 }
 
+/** The most of an unread request body drained before an error answer, and for how long. */
+const DRAIN_MAX_BYTES = 128 * 1024 * 1024;
+const DRAIN_MAX_MS = 15_000;
+
+/**
+ * Reads and discards what is left of a request body before its error answer is sent. Fastify answers an
+ * oversized body (413) or a malformed one with `Connection: close` while the client may still be sending;
+ * closing a socket that has unread data resets it, and the client then sees a dropped connection ("fetch
+ * failed") instead of the answer, depending on timing. Bounded, so an endless upload cannot hold the socket.
+ */
+function drainBody(raw: IncomingMessage): Promise<void> {
+  if (raw.complete || raw.destroyed || raw.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    let received = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', finish).off('error', finish).off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > DRAIN_MAX_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DRAIN_MAX_MS);
+    raw.on('data', onData).on('end', finish).on('error', finish).on('close', finish);
+    raw.resume();
+  });
+}
+
+/**
+ * Fastify's own errors raised before routing (a path that is not valid UTF-8 once percent-decoded, a
+ * malformed header) as the spec's envelope instead of Fastify's {error, code, statusCode}.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const memError =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new MemError('VALIDATION_ERROR', 'The request path is not valid: a percent-encoded segment is not UTF-8.', {
+          hint: 'Percent-encode ids as UTF-8 (encodeURIComponent).',
+        })
+      : new MemError('VALIDATION_ERROR', `Malformed request: ${error.message}`);
+  void reply.status(memError.status).send(memError.toBody());
+}
+
 /**
  * Every failure leaves the daemon as the spec's envelope {success:false, error, message, details?}:
  * MemErrors keep their code; schema failures become VALIDATION_ERROR naming the field; Fastify's own
@@ -28,7 +72,7 @@ function describeValidation(error: FastifyError): { message: string; details: Re
  * cause but never shows internals.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     let memError: MemError;
     if (error instanceof MemError) {
       memError = error;
@@ -61,6 +105,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const retryAfter = memError.extra?.retryAfter;
     if (typeof retryAfter === 'number') void reply.header('Retry-After', String(retryAfter));
+    await drainBody(request.raw);
     return reply.status(memError.status).send(memError.toBody());
   });
 

@@ -1,5 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jsonDepthExceeds } from '../../src/api/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src/api/limits.js';
 import { MemError } from '../../src/errors.js';
 
 export interface Upload {
@@ -33,6 +35,9 @@ function fieldValue(name: string, value: string): unknown {
 }
 
 function parseJson(name: string, value: string): unknown {
+  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) {
+    throw new MemError('VALIDATION_ERROR', `Form field ${name} is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
   try {
     return JSON.parse(value) as unknown;
   } catch {

@@ -4,7 +4,6 @@ import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
 import { presentProfile, presentUsage } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 
 /** GET /v1/usage, GET /v1/profile and PATCH /v1/profile (an addition to the spec). */
 export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
@@ -18,7 +17,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             "Counts the calling key's mode (live or test). Periods in the account time zone: day = since local midnight, week = the last 7 days, month = the last 30 days, all = since the account was created. limits.usedPercentage is this calendar month's requests (UTC) against the monthly limit.",
           tags: ['account'],
           querystring: UsageQuery,
-          response: { 200: UsageResponse, ...errors },
+          response: { 200: UsageResponse },
         },
       },
       async (request) => {
@@ -30,7 +29,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 
     app.get(
       '/v1/profile',
-      { schema: { summary: 'The profile of the authenticated user', tags: ['account'], response: { 200: ProfileResponse, ...errors } } },
+      { schema: { summary: 'The profile of the authenticated user', tags: ['account'], response: { 200: ProfileResponse } } },
       async (request) => {
         const context = requireAuth(request.auth);
         return { success: true as const, profile: presentProfile(await deps.accounts.profile(context)) };
@@ -45,7 +44,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'settings.defaultSpace is used by saves without spaceId; settings.timezone must be an IANA name.',
           tags: ['account'],
           body: UpdateProfileBody,
-          response: { 200: ProfileResponse, ...errors },
+          response: { 200: ProfileResponse, 403: ErrorBody },
         },
       },
       async (request) => {

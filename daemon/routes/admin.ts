@@ -13,14 +13,13 @@ import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
 import { presentKey, presentUser } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 /** User management for the owner account (additions to the spec): every other account gets 403. */
 export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/admin/users',
-      { schema: { summary: 'List users (owner only)', tags: ['admin'], response: { 200: UserListResponse, ...errors } } },
+      { schema: { summary: 'List users (owner only)', tags: ['admin'], response: { 200: UserListResponse, 403: ErrorBody } } },
       async (request) => {
         const users = await deps.accounts.listUsers(requireAuth(request.auth));
         return { success: true as const, users: users.map(presentUser) };
@@ -34,7 +33,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: "Create a user and their first live key (owner only); the key's value is shown only here",
           tags: ['admin'],
           body: CreateUserBody,
-          response: { 201: CreatedUserResponse, ...errors },
+          response: { 201: CreatedUserResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -56,7 +55,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['admin'],
           params: UserIdParams,
           body: UpdateUserBody,
-          response: { 200: UserResponse, ...errors },
+          response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -72,7 +71,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Remove a user with all their keys and data, permanently (owner only)',
           tags: ['admin'],
           params: UserIdParams,
-          response: { 200: MessageResponse, ...errors },
+          response: { 200: MessageResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {

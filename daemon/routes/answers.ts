@@ -12,36 +12,11 @@ import {
   TurboSaveBody,
   TurboSaveResponse,
 } from '../../src/api/contract.js';
-import type { AnswerRun, AskResult } from '../../src/core/answers/ask-service.js';
+import type { AnswerRun } from '../../src/core/answers/ask-service.js';
 import { MemError } from '../../src/errors.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
-import { iso, parseBound, preview } from '../present.js';
-
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 413: ErrorBody, 503: ErrorBody };
-
-function presentAnswer(result: AskResult, includeContext: boolean): AskResponse {
-  return {
-    success: true as const,
-    answer: result.answer,
-    confidence: result.confidence,
-    tokensUsed: result.tokensUsed,
-    ...(includeContext
-      ? {
-          context: result.context.map(({ memory, relevance }) => ({
-            id: memory.id,
-            content: memory.content,
-            title: memory.title,
-            relevance,
-          })),
-        }
-      : {}),
-    noResult: result.noResult,
-    ...(result.suggestion !== undefined ? { suggestion: result.suggestion } : {}),
-    sources: result.sources.map((source) => ({ ...source })),
-    model: result.model,
-  };
-}
+import { iso, parseBound, presentAnswer, preview } from '../present.js';
 
 function event(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -78,7 +53,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'this JSON response (an `error` event with the error envelope if the model fails mid-answer).',
           tags: ['answers'],
           body: AskBody,
-          response: { 200: AskResponse, ...errors },
+          response: { 200: AskResponse, 503: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -126,7 +101,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'month: 30 days, all: default). reason cites the evidence: shared names, a date, shared topic words.',
           tags: ['answers'],
           body: RemindBody,
-          response: { 200: RemindResponse, ...errors },
+          response: { 200: RemindResponse, 503: ErrorBody },
         },
       },
       async (request) => {
@@ -155,15 +130,13 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'No entity, fact or graph extraction. processingTime is in milliseconds, measured in the daemon.',
           tags: ['answers'],
           body: TurboSaveBody,
-          response: { 201: TurboSaveResponse, ...errors },
+          response: { 201: TurboSaveResponse, 403: ErrorBody, 503: ErrorBody },
         },
       },
       async (request, reply) => {
         const auth = requireWrite(request.auth);
-        const { account, tenant } = auth;
         const body = request.body;
-        await deps.accounts.assertCanStore(account, { memories: 1, bytes: Buffer.byteLength(body.content) });
-        const { memory, processingTime } = await deps.turbo.save(tenant, {
+        const { memory, processingTime } = await deps.saves.turboSave(auth, {
           content: body.content,
           title: body.title,
           tags: body.tags,
@@ -183,7 +156,7 @@ export function answerRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'Semantic retrieval only (no keyword pass) and the fast tier. processingTime is in milliseconds.',
           tags: ['answers'],
           body: TurboAskBody,
-          response: { 200: TurboAskResponse, ...errors },
+          response: { 200: TurboAskResponse, 503: ErrorBody },
         },
       },
       async (request) => {

@@ -4,7 +4,6 @@ import { MemError } from '../../src/errors.js';
 import type { AppDeps } from '../deps.js';
 import { requireWrite } from '../plugins/auth.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 500: ErrorBody };
 
 /** Backups of the whole data directory (addition, owner only). */
 export function backupRoutes(deps: AppDeps): FastifyPluginAsyncZod {
@@ -20,7 +19,7 @@ export function backupRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'path: absolute, on the daemon\'s machine, new or empty, not inside the data directory. Restore with `mem restore <dir>` into a stopped daemon.',
           tags: ['admin'],
           body: BackupBody,
-          response: { 200: BackupResponse, ...errors },
+          response: { 200: BackupResponse, 403: ErrorBody },
         },
       },
       async (request) => {

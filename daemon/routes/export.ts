@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorBody, ExportQuery, IMPORT_MAX_RECORDS, ImportBody, ImportQuery, ImportResponse } from '../../src/api/contract.js';
 import { parseNdjson } from '../../src/core/export/format.js';
@@ -8,7 +9,6 @@ import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
 import { parseBound } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 
 /** An import request carries at most IMPORT_MAX_RECORDS records (memories up to 100 KB each, vectors). */
 const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
@@ -32,8 +32,10 @@ export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'Two exports of the same data differ only in header.exportedAt. A stream without its end line was cut off.',
           tags: ['export'],
           querystring: ExportQuery,
-          produces: ['application/x-ndjson'],
-          response: { ...errors },
+          // The stream is NDJSON; errors stay JSON envelopes, so the media type is per status, not `produces`.
+          response: {
+            200: { description: 'One JSON record per line, streamed.', content: { 'application/x-ndjson': { schema: z.string() } } },
+          },
         },
       },
       async (request, reply) => {
@@ -67,7 +69,7 @@ export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           consumes: ['application/x-ndjson', 'application/json'],
           querystring: ImportQuery,
           body: ImportBody,
-          response: { 200: ImportResponse, ...errors },
+          response: { 200: ImportResponse, 403: ErrorBody },
         },
       },
       async (request) => {

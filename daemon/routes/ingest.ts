@@ -12,9 +12,8 @@ import {
 } from '../../src/api/contract.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite, spaceFor } from '../plugins/auth.js';
-import { iso, parseBound, presentJob } from '../present.js';
+import { iso, parseBound, presentIngestJob, presentJob } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 
 /** Bulk ingest bodies may carry up to 10,000 items (enterprise). */
 const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
@@ -28,37 +27,19 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: 'Bulk ingest: many items (content or url each), asynchronous by default',
           description:
-            'Items per request by plan: free 100, pro 1,000, enterprise 10,000 (LIMIT_EXCEEDED). Items without content and url: VALIDATION_ERROR with invalidIndices. Async (default): 202 with jobId and statusUrl; a webhook gets a signed POST when the job ends. async: false processes every item before answering (200).',
+            'Items per request by plan: free 100, pro 1,000, enterprise 10,000 (LIMIT_EXCEEDED). Items without content and url: VALIDATION_ERROR with invalidIndices. Async (default): 201 with jobId and statusUrl (the job is created); a webhook gets a signed POST when the job ends. async: false processes every item before answering (200).',
           tags: ['ingest'],
           body: IngestBody,
-          response: { 200: IngestSyncResponse, 202: IngestAsyncResponse, ...errors },
+          response: { 200: IngestSyncResponse, 201: IngestAsyncResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
         const auth = requireWrite(request.auth);
-        const { account, tenant } = auth;
         const body = request.body;
-        const items = body.items.map((item) => ({
-          ...item,
-          spaceId: spaceFor(auth, item.spaceId),
-          createdAt: parseBound(item.createdAt, 'start'),
-        }));
-        const options = { webhook: body.webhook, turbo: body.turbo };
-        deps.ingest.validate(account, items, options);
-        const bytes = items.reduce((sum, item) => sum + Buffer.byteLength(item.content ?? ''), 0);
-        await deps.accounts.assertCanStore(account, { memories: items.length, bytes });
-        if (!body.async) {
-          const results = await deps.ingest.runNow(tenant, items, options);
-          return reply.status(200).send({ success: true as const, processed: results.length, results });
-        }
-        const job = await deps.ingest.submit(tenant, items, options);
-        return reply.status(202).send({
-          success: true as const,
-          message: `Ingest job accepted with ${items.length} items.`,
-          jobId: job.id,
-          itemCount: items.length,
-          statusUrl: `/v1/ingest/status/${job.id}`,
-        });
+        const items = body.items.map((item) => ({ ...item, spaceId: spaceFor(auth, item.spaceId), createdAt: parseBound(item.createdAt, 'start') }));
+        const result = await deps.saves.ingest(auth, items, { webhook: body.webhook, turbo: body.turbo, async: body.async });
+        if (result.kind === 'done') return reply.status(200).send({ success: true as const, processed: result.results.length, results: result.results });
+        return reply.status(201).send(presentIngestJob(result.job, items.length));
       },
     );
 
@@ -69,7 +50,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Status and progress of an ingest job',
           tags: ['ingest'],
           params: JobIdParams,
-          response: { 200: IngestStatusResponse, ...errors },
+          response: { 200: IngestStatusResponse, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -104,7 +85,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Recent jobs of the account (ingest and reindex), newest first (addition)',
           tags: ['ingest'],
           querystring: JobListQuery,
-          response: { 200: JobListResponse, ...errors },
+          response: { 200: JobListResponse },
         },
       },
       async (request) => {
@@ -120,7 +101,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: "The account's webhook signing secret (addition); created on first use",
           tags: ['ingest'],
-          response: { 200: WebhookSecretResponse, ...errors },
+          response: { 200: WebhookSecretResponse, 403: ErrorBody },
         },
       },
       async (request) => {

@@ -12,13 +12,12 @@ import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
 import { parseBound, presentKey } from '../present.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
 export function keyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/keys',
-      { schema: { summary: "List the account's API keys (values redacted)", tags: ['keys'], response: { 200: KeyListResponse, ...errors } } },
+      { schema: { summary: "List the account's API keys (values redacted)", tags: ['keys'], response: { 200: KeyListResponse } } },
       async (request) => {
         const { account, key: caller } = requireAuth(request.auth);
         const keys = await deps.auth.listKeys(account.id);
@@ -33,7 +32,7 @@ export function keyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Create an API key (addition to the spec); the value is shown only in this response',
           tags: ['keys'],
           body: CreateKeyBody,
-          response: { 201: KeyResponse, ...errors },
+          response: { 201: KeyResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -64,7 +63,7 @@ export function keyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Issue a new value for a key; the old value stops working immediately',
           tags: ['keys'],
           params: KeyIdParams,
-          response: { 200: KeyResponse, ...errors },
+          response: { 200: KeyResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -81,7 +80,7 @@ export function keyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Delete a key permanently',
           tags: ['keys'],
           params: KeyIdParams,
-          response: { 200: MessageResponse, ...errors },
+          response: { 200: MessageResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {

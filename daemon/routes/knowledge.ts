@@ -13,48 +13,11 @@ import {
   GraphQuery,
   GraphResponse,
   MemoryParams,
-  type Entity,
-  type Fact,
 } from '../../src/api/contract.js';
 import { assertMemoryId } from '../../src/core/memory-service.js';
-import type { EntityRecord, FactRecord } from '../../src/core/knowledge/types.js';
 import type { AppDeps } from '../deps.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
-import { iso } from '../present.js';
-
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
-
-function presentEntity(entity: EntityRecord): Entity {
-  return {
-    id: entity.id,
-    name: entity.name,
-    type: entity.type,
-    aliases: [...entity.aliases],
-    properties: { ...entity.properties },
-    mentions: entity.mentions,
-    firstSeen: iso(entity.firstSeen),
-    lastSeen: iso(entity.lastSeen),
-    relatedDocuments: [...entity.relatedDocuments],
-  };
-}
-
-function presentFact(fact: FactRecord): Fact {
-  return {
-    id: fact.id,
-    statement: fact.statement,
-    subject: fact.subject,
-    predicate: fact.predicate,
-    object: fact.object,
-    category: fact.category,
-    confidence: fact.confidence,
-    source: { ...fact.source },
-    extractedAt: iso(fact.extractedAt),
-    validFrom: fact.validFrom === null ? null : iso(fact.validFrom),
-    validTo: fact.validTo === null ? null : iso(fact.validTo),
-    supersededBy: fact.supersededBy,
-    supportingDocuments: [...new Set(fact.supports.map((support) => support.memoryId))],
-  };
-}
+import { iso, presentEntity, presentFact } from '../present.js';
 
 export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
@@ -82,7 +45,7 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'search matches names and aliases (case-insensitive substring); stats counts every entity of the account by type.',
           tags: ['knowledge'],
           querystring: EntitiesQuery,
-          response: { 200: EntitiesResponse, ...errors },
+          response: { 200: EntitiesResponse },
         },
       },
       async (request) => {
@@ -108,7 +71,7 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             '(validTo set). confidence is a minimum; entity is a name, alias or id (facts whose subject or object it is).',
           tags: ['knowledge'],
           querystring: FactsQuery,
-          response: { 200: FactsResponse, ...errors },
+          response: { 200: FactsResponse },
         },
       },
       async (request) => {
@@ -137,7 +100,7 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'An unknown entity gives an empty graph.',
           tags: ['knowledge'],
           querystring: GraphQuery,
-          response: { 200: GraphResponse, ...errors },
+          response: { 200: GraphResponse },
         },
       },
       async (request) => {
@@ -155,7 +118,7 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'Addition: pending, processing, completed or failed (with the reason). Turbo memories have none (404).',
           tags: ['knowledge'],
           params: MemoryParams,
-          response: { 200: ExtractionStatusResponse, ...errors },
+          response: { 200: ExtractionStatusResponse, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -174,7 +137,7 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'Extracts entities, facts and relationships from the memory (inline with the built-in extractor, queued with Ollama) and makes it a standard memory. Counts as one more request.',
           tags: ['knowledge'],
           params: MemoryParams,
-          response: { 200: EnrichResponse, ...errors },
+          response: { 200: EnrichResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {
@@ -192,7 +155,7 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description: 'Addition: runs extraction for every memory saved through turbo and not enriched since.',
           tags: ['knowledge'],
           body: EnrichAllBody,
-          response: { 200: EnrichAllResponse, ...errors },
+          response: { 200: EnrichAllResponse, 403: ErrorBody },
         },
       },
       async (request) => {
@@ -218,7 +181,7 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Retry failed extractions',
           description: 'Addition: runs extraction again for every memory whose extraction failed (in the background with Ollama).',
           tags: ['knowledge'],
-          response: { 200: ExtractRetryResponse, ...errors },
+          response: { 200: ExtractRetryResponse, 403: ErrorBody },
         },
       },
       async (request) => {

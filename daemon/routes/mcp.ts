@@ -1,9 +1,11 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { MemClient } from '../../src/client/http-client.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import type { AppDeps } from '../deps.js';
-import { requireAuth } from '../plugins/auth.js';
+import { presentedKey } from '../../src/core/auth-service.js';
+import { credentialsOf, requireAuth } from '../plugins/auth.js';
 
 /** The JSON-RPC answer to GET and DELETE: a stateless server has no stream to open and no session to end. */
 const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages.' }, id: null };
@@ -23,11 +25,15 @@ export function mcpRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Model Context Protocol (streamable HTTP, stateless): the tools and resources of `mem mcp`',
           description: 'JSON-RPC messages of MCP 2025-11-25; send Accept: application/json, text/event-stream.',
           tags: ['mcp'],
+          response: {
+            200: z.object({ jsonrpc: z.literal('2.0') }).catchall(z.unknown()).describe('The JSON-RPC response (or an event stream of them).'),
+          },
         },
       },
       async (request, reply) => {
         requireAuth(request.auth);
-        const apiKey = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1];
+        // The tools call back with the key this request presented, whichever header carried it.
+        const apiKey = presentedKey(credentialsOf(request));
         const server = createMcpServer(new MemClient({ baseUrl: deps.runtime.address(), apiKey }));
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         // From here the SDK writes the response on the raw socket.

@@ -20,7 +20,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: 'Daemon status: version, uptime, memory count, models, Ollama reachability (addition)',
           tags: ['system'],
-          response: { 200: StatusResponse, 401: ErrorBody },
+          response: { 200: StatusResponse },
         },
       },
       async (request) => {
@@ -59,13 +59,13 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Re-embed memories into the current embedding model (background job; addition)',
           tags: ['system'],
           body: z.object({ all: z.boolean().default(false) }).default({ all: false }),
-          response: { 202: ReindexResponse, 401: ErrorBody, 403: ErrorBody },
+          response: { 201: ReindexResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
         const { tenant } = requireWrite(request.auth);
         const job = await deps.reindexer.start(tenant, { all: request.body.all });
-        return reply.status(202).send({
+        return reply.status(201).send({
           success: true as const,
           message: job.total === 0 ? 'Nothing to reindex.' : `Reindexing ${job.total} memories.`,
           jobId: job.id,
@@ -82,7 +82,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Status of a background job (addition)',
           tags: ['system'],
           params: JobParams,
-          response: { 200: JobResponse, 401: ErrorBody, 404: ErrorBody },
+          response: { 200: JobResponse, 404: ErrorBody },
         },
       },
       async (request) => {

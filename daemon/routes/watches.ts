@@ -6,33 +6,11 @@ import {
   WatchCreatedResponse,
   WatchIdParams,
   WatchListResponse,
-  type Watch,
 } from '../../src/api/contract.js';
-import type { WatchView } from '../../src/core/watch/watch-service.js';
 import type { AppDeps } from '../deps.js';
 import { MemError } from '../../src/errors.js';
 import { requireAuth, requireWrite } from '../plugins/auth.js';
-import { iso } from '../present.js';
-
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, 500: ErrorBody };
-
-function presentWatch(view: WatchView): Watch {
-  const { record } = view;
-  return {
-    id: record.id,
-    path: record.path,
-    glob: record.glob,
-    tags: [...record.tags],
-    spaceId: record.spaceId,
-    keepDeleted: record.keepDeleted,
-    createdAt: iso(record.createdAt),
-    state: view.state,
-    fileCount: view.fileCount,
-    lastEventAt: view.lastEventAt === null ? null : iso(view.lastEventAt),
-    lastError: view.lastError,
-    initialJobId: record.initialJobId,
-  };
-}
+import { presentWatch } from '../present.js';
 
 /** Folder watches (addition): folders whose files the daemon keeps saved as memories. */
 export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
@@ -46,7 +24,7 @@ export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'The first scan is an ingest job (jobId, GET /v1/ingest/status/:jobId). Afterwards added and changed files are saved (one memory per file, keyed by metadata.sourcePath), deleted files delete their memory (kept with keepDeleted), renamed files keep theirs. Hidden, temporary and editor files and files over ingest.maxUploadBytes are ignored. path must be an absolute existing directory (VALIDATION_ERROR). Owner account only (FORBIDDEN otherwise).',
           tags: ['watch'],
           body: WatchBody,
-          response: { 201: WatchCreatedResponse, ...errors },
+          response: { 201: WatchCreatedResponse, 403: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -79,7 +57,7 @@ export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           summary: 'The watched folders of the account and their state (addition)',
           tags: ['watch'],
-          response: { 200: WatchListResponse, ...errors },
+          response: { 200: WatchListResponse },
         },
       },
       async (request) => {
@@ -95,7 +73,7 @@ export function watchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Stop watching a folder; the memories of its files stay (addition)',
           tags: ['watch'],
           params: WatchIdParams,
-          response: { 200: MessageResponse, ...errors },
+          response: { 200: MessageResponse, 403: ErrorBody, 404: ErrorBody },
         },
       },
       async (request) => {

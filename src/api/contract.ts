@@ -3,6 +3,7 @@ import { ERROR_CODES } from '../errors.js';
 import { ENTITY_TYPES, FACT_CATEGORIES } from '../providers/spec.js';
 import { AUTHOR_PATTERN, MAX_AUTHOR_CHARS } from '../core/author.js';
 import { DEFAULT_WATCH_GLOB } from '../core/watch/glob.js';
+import { jsonBytes, MAX_BULK_DELETE_IDS, MAX_FILTER_BYTES, MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS } from './limits.js';
 
 /**
  * Every request, response and error body of the Memory API, as zod schemas. The daemon validates with them
@@ -10,8 +11,13 @@ import { DEFAULT_WATCH_GLOB } from '../core/watch/glob.js';
  */
 
 const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
-const tags = z.array(z.string().min(1).max(100)).max(100);
-const metadata = z.record(z.string(), z.unknown());
+const tags = z.array(z.string().min(1).max(MAX_TAG_CHARS)).max(MAX_TAGS);
+/** Metadata as stored and answered: URL and file saves add what their extraction found, beyond the request limit. */
+const storedMetadata = z.record(z.string(), z.unknown());
+/** Metadata in a request. */
+const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((value) => jsonBytes(value) <= MAX_METADATA_BYTES, `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
 const spaceId = z.string().max(200);
 /** Who wrote or said a memory (addition to the spec): one line, as questions would name them. */
 const author = z
@@ -56,7 +62,7 @@ export const Memory = z.object({
   content: z.string(),
   description: z.string(),
   tags: z.array(z.string()),
-  metadata: metadata,
+  metadata: storedMetadata,
   spaceId: z.string(),
   context: z.string().optional().describe('Addition: present when the memory was saved with a context.'),
   author: z.string().optional().describe('Addition: present when the memory was saved with an author.'),
@@ -138,7 +144,7 @@ export type UpdateBody = z.infer<typeof UpdateBody>;
 
 export const MessageResponse = z.object({ success: z.literal(true), message: z.string() });
 
-export const BulkDeleteBody = z.object({ ids: z.array(z.string().max(200)).min(1).max(1000) });
+export const BulkDeleteBody = z.object({ ids: z.array(z.string().max(200)).min(1).max(MAX_BULK_DELETE_IDS) });
 export const BulkDeleteResponse = z.object({
   success: z.literal(true),
   deleted: z.number(),
@@ -204,7 +210,7 @@ export const SearchResult = z.object({
   tags: z.array(z.string()),
   createdAt: z.string(),
   spaceId: z.string(),
-  metadata: metadata.optional(),
+  metadata: storedMetadata.optional(),
   author: z.string().optional().describe('Addition: present when the memory has an author.'),
   explanation: SearchExplanation.optional().describe('Addition: with explain true.'),
 });
@@ -237,6 +243,7 @@ export const QueryBody = z
       .describe('Text: results are ranked by relevance to it (hybrid scoring, as search) and carry score.'),
     filters: z
       .record(z.string(), z.unknown())
+      .refine((value) => jsonBytes(value) <= MAX_FILTER_BYTES, `filters must be at most ${MAX_FILTER_BYTES} bytes as JSON`)
       .optional()
       .describe(
         'Field -> value or {operator: value}. Operators $eq $ne $gt $gte $lt $lte $in $nin; $and and $or take arrays ' +
@@ -283,7 +290,7 @@ export const QueryResult = z.object({
   description: z.string().optional(),
   author: z.string().optional().describe('Addition: when asked for and the memory has one.'),
   tags: z.array(z.string()).optional(),
-  metadata: metadata.optional(),
+  metadata: storedMetadata.optional(),
   spaceId: z.string().optional(),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional().describe('Absent when the memory was never updated.'),

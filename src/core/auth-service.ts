@@ -15,7 +15,32 @@ export const AUTH_MESSAGES = {
   missing: "Missing API key. Include it in the Authorization header as 'Bearer <API_KEY>'.",
   invalid: 'Invalid API key provided',
   expired: 'API key has expired',
+  conflicting: 'Authorization and X-API-Key name different API keys; send one key.',
+  missingHint: 'Send `Authorization: Bearer <API_KEY>` (or `X-API-Key: <API_KEY>`); `mem token` prints the CLI key.',
 } as const;
+
+/** How a request may present its key: `Authorization: Bearer <key>` (the spec) or `X-API-Key: <key>` (the hosted SDK). */
+export interface KeyCredentials {
+  readonly authorization?: string | undefined;
+  readonly apiKey?: string | undefined;
+}
+
+/**
+ * The one key a request presents. Either header alone will do, and then goes through exactly the same checks;
+ * both naming different keys is refused rather than picking one, so a proxy that adds its own key can never
+ * act with a different key than the client meant.
+ */
+export function presentedKey(credentials: KeyCredentials): string {
+  const { authorization, apiKey } = credentials;
+  const bearer = authorization === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  const header = apiKey?.trim() || undefined;
+  if (bearer !== undefined && header !== undefined && bearer !== header) {
+    throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.conflicting);
+  }
+  const value = bearer ?? header;
+  if (value === undefined) throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.missing, { hint: AUTH_MESSAGES.missingHint });
+  return value;
+}
 
 export interface AuthContext {
   readonly account: Account;
@@ -86,10 +111,8 @@ export class AuthService {
     return { account, firstKey: value };
   }
 
-  async authenticate(authorization: string | undefined): Promise<AuthContext> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!authorization || !match?.[1]) throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.missing);
-    const value = match[1];
+  async authenticate(credentials: KeyCredentials): Promise<AuthContext> {
+    const value = presentedKey(credentials);
     const hash = hashKey(value);
     let context = this.cache.get(hash);
     if (!context) {

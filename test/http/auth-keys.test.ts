@@ -36,7 +36,7 @@ describe('authentication', () => {
     for (const route of PROTECTED) {
       const missing = await t.app.inject({ ...route, payload: {} });
       expect(missing.statusCode, `${route.method} ${route.url}`).toBe(401);
-      expect(missing.json()).toEqual({ success: false, error: 'UNAUTHORIZED', message: AUTH_MESSAGES.missing });
+      expect(missing.json()).toEqual({ success: false, error: 'UNAUTHORIZED', message: AUTH_MESSAGES.missing, hint: AUTH_MESSAGES.missingHint });
       const invalid = await t.app.inject({ ...route, payload: {}, headers: { authorization: 'Bearer svc_live_nope' } });
       expect(invalid.json()).toEqual({ success: false, error: 'UNAUTHORIZED', message: AUTH_MESSAGES.invalid });
       const basic = await t.app.inject({ ...route, payload: {}, headers: { authorization: `Basic ${t.key}` } });

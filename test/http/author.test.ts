@@ -124,7 +124,7 @@ describe('memory author', () => {
     expect((await t.request({ method: 'GET', url: `/v1/memory/${turbo.json().documentId}` })).json().data.author).toBe('Zara');
 
     const accepted = await t.request({ method: 'POST', url: '/v1/save', payload: { content: 'Landed in Oslo.', author: 'Zara', spaceId: 'chat', async: true } });
-    expect(accepted.statusCode, accepted.body).toBe(202);
+    expect(accepted.statusCode, accepted.body).toBe(201);
     let documentId: string | undefined;
     for (let i = 0; i < 200 && !documentId; i++) {
       const status = await t.request({ method: 'GET', url: `/v1/save/status/${accepted.json().pendingId}` });

@@ -107,7 +107,7 @@ describe('memory context', () => {
       url: '/v1/save',
       payload: { content: 'Only on weekends.', context: 'When do you bake bread?', spaceId: 'chat', async: true },
     });
-    expect(accepted.statusCode, accepted.body).toBe(202);
+    expect(accepted.statusCode, accepted.body).toBe(201);
     let documentId: string | undefined;
     for (let i = 0; i < 200 && !documentId; i++) {
       const status = await t.request({ method: 'GET', url: `/v1/save/status/${accepted.json().pendingId}` });

@@ -185,7 +185,7 @@ describe('URL saves, file uploads and bulk ingest', () => {
         url: '/v1/ingest',
         payload: { webhook: hook, items: [{ content: 'Async note one about owls.' }, { content: 'Async note two about bats.' }, { url: `${site.origin}/missing` }] },
       });
-      expect(accepted.statusCode, accepted.body).toBe(202);
+      expect(accepted.statusCode, accepted.body).toBe(201);
       const { jobId, statusUrl, itemCount } = json(accepted);
       expect(itemCount).toBe(3);
       expect(statusUrl).toBe(`/v1/ingest/status/${jobId}`);
@@ -232,7 +232,7 @@ describe('URL saves, file uploads and bulk ingest', () => {
     const urls = Array.from({ length: 12 }, (_, i) => ({ url: `${site.origin}/gated.txt?n=${i}` }));
     const texts = Array.from({ length: 20 }, (_, i) => ({ content: `Text item ${i} about the fjords of Norway.` }));
     const accepted = await t.request({ method: 'POST', url: '/v1/ingest', payload: { items: [...urls, ...texts], async: true } });
-    expect(accepted.statusCode, accepted.body).toBe(202);
+    expect(accepted.statusCode, accepted.body).toBe(201);
     const statusUrl = json(accepted).statusUrl;
     // Every text item is stored while the fetches wait at the gate.
     const midway = await waitFor(async () => json(await t.request({ method: 'GET', url: statusUrl })), (s) => s.progress.completed >= 20);

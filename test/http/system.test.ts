@@ -67,7 +67,7 @@ describe('switching embedding models', () => {
       expect(before.results).toEqual([]);
 
       const started = await switched.request({ method: 'POST', url: '/v1/reindex', headers, payload: {} });
-      expect(started.statusCode).toBe(202);
+      expect(started.statusCode).toBe(201);
       expect(started.json()).toMatchObject({ total: 3, jobId: expect.stringMatching(/^job_/) });
       const job = await waitForJob(switched, started.json().jobId);
       expect(job).toMatchObject({ status: 'completed', progress: { total: 3, completed: 3, failed: 0, percentage: 100 } });
