@@ -118,7 +118,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
           new BuiltinLanguageModel(embedder),
         )
       : new BuiltinLanguageModel(embedder);
-  const asker = new AskService(memories, answerer);
+  const asker = new AskService(memories, answerer, knowledge);
   const reminder = new RemindService(memories);
   const turbo = new TurboService(memories, asker);
 

@@ -165,15 +165,22 @@ export class BuiltinLanguageModel implements LanguageModel {
   async close(): Promise<void> {}
 
   async *answer(request: AnswerRequest): AsyncIterable<AnswerChunk> {
-    const { text, cited, support, promptTokens } = await this.extract(request);
+    const { text, cited, support, promptTokens, basis } = await this.extract(request);
     // Word by word, as a generating model would stream it: the client shows the answer as it arrives.
     for (const piece of text.match(/\s*\S+/g) ?? []) yield { type: 'delta', text: piece };
-    yield { type: 'finish', usage: { promptTokens, completionTokens: 0 }, model: BUILTIN_ANSWER_MODEL, cited, support };
+    yield { type: 'finish', usage: { promptTokens, completionTokens: 0 }, model: BUILTIN_ANSWER_MODEL, cited, support, basis };
   }
 
   /** The whole answer at once (tests and the turbo path use it directly). */
-  async extract(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; promptTokens: number }> {
+  async extract(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; promptTokens: number; basis: 'facts' | 'passages' }> {
     const promptTokens = countTokens(request.question) + request.sources.reduce((sum, source) => sum + countTokens(source.content), 0);
+    const fromFacts = factAnswer(request);
+    if (fromFacts) return { ...fromFacts, promptTokens, basis: 'facts' };
+    return { ...(await this.fromPassages(request)), promptTokens, basis: 'passages' };
+  }
+
+  /** The passage answer: the best sentence, or the typed phrase of it that answers. */
+  private async fromPassages(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number }> {
     const tier = TIERS[request.tier];
     const kind = questionKind(request.question);
     const questionWords = [...new Set(contentWords(request.question))];
@@ -209,7 +216,7 @@ export class BuiltinLanguageModel implements LanguageModel {
         if (list.length > 1) multi.push(candidate);
       }
     });
-    if (candidates.length === 0) return { text: '', cited: [], support: 0, promptTokens };
+    if (candidates.length === 0) return { text: '', cited: [], support: 0 };
 
     // In longer memories the memory's relevance says little about each sentence: embed the most promising.
     if (tier.embed > 0 && multi.length > 0) {
@@ -251,6 +258,24 @@ export class BuiltinLanguageModel implements LanguageModel {
     }
     const cited = [...new Set(picked.map((candidate) => candidate.source.id))];
     const support = Math.max(0, Math.min(1, 0.5 * best.lexical + 0.5 * best.semantic + best.bonus));
-    return { text, cited, support, promptTokens };
+    return { text, cited, support };
   }
+}
+
+/**
+ * The answer from the knowledge graph, when a fact matches: the answers of the leading facts (several when
+ * the question's relation holds for several, "Sarah Chen and David Kim"), citing the memories that state
+ * them. The smart tier (and a question asking two things) adds the statements. Support is the fact's
+ * confidence (the least of the leading facts').
+ */
+function factAnswer(request: AnswerRequest): { text: string; cited: string[]; support: number } | undefined {
+  const leading = (request.facts ?? []).filter((fact) => fact.primary);
+  if (leading.length === 0) return undefined;
+  const answers = [...new Set(leading.map((fact) => fact.answer))].slice(0, 3);
+  const phrase = answers.length > 1 ? `${answers.slice(0, -1).join(', ')} and ${answers[answers.length - 1]}` : (answers[0] ?? '');
+  const concise = TIERS[request.tier].spanOnly && !isCompound(request.question);
+  const statements = [...new Set(leading.map((fact) => fact.statement))].join('; ');
+  const text = concise || !statements ? phrase : `${phrase} — ${statements}.`;
+  const cited = [...new Set(leading.map((fact) => fact.sourceId))];
+  return { text, cited, support: Math.min(...leading.map((fact) => fact.confidence)) };
 }
