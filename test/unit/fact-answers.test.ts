@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { answerConfidence } from '../../src/core/answers/answer-calibration.js';
 import { findFactAnswers, type FactLookup } from '../../src/core/answers/fact-answers.js';
 import { analyseQuestion, answerType, relationsOf } from '../../src/core/answers/question.js';
 import type { EntityRecord, FactRecord } from '../../src/core/knowledge/types.js';
@@ -122,5 +123,23 @@ describe('fact answers', () => {
   it('a failing knowledge store fails the lookup (the ask reports it, not a wrong answer)', async () => {
     const broken: FactLookup = { ...lookup, factsAbout: async () => Promise.reject(new Error('store down')) };
     await expect(findFactAnswers(broken, 'acct', 'Who is the CFO of Acme Corp?', analyseQuestion('Who is the CFO of Acme Corp?'))).rejects.toThrow('store down');
+  });
+});
+
+describe('confidence calibration', () => {
+  const calibration = { facts: [[0.7, 0.6], [0.9, 0.95]] as [number, number][], passages: [] as [number, number][] };
+
+  it('maps raw through the fitted knots, flat beyond them, and keeps the order', () => {
+    expect(answerConfidence('facts', 0.5, calibration)).toBe(0.6);
+    expect(answerConfidence('facts', 0.8, calibration)).toBe(0.78);
+    expect(answerConfidence('facts', 1, calibration)).toBe(0.95);
+    const values = [0, 0.3, 0.7, 0.75, 0.85, 0.9, 1].map((raw) => answerConfidence('facts', raw, calibration));
+    expect([...values].sort((a, b) => a - b)).toEqual(values);
+  });
+
+  it('without knots for a basis, the raw measure clamped to 0-1', () => {
+    expect(answerConfidence('passages', 0.456, calibration)).toBe(0.46);
+    expect(answerConfidence('passages', 7, calibration)).toBe(1);
+    expect(answerConfidence('passages', -1, calibration)).toBe(0);
   });
 });

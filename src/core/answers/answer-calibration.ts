@@ -1,4 +1,4 @@
-import { ANSWER_PARAMETERS } from './answer-parameters.js';
+import { ANSWER_PARAMETERS, type AnswerParameters } from './answer-parameters.js';
 
 /**
  * Turns an answer's raw measure into a calibrated confidence: answers given with 0.8 should be right about
@@ -6,8 +6,8 @@ import { ANSWER_PARAMETERS } from './answer-parameters.js';
  * keeps the raw order; the points live in answer-parameters.ts, which bench/fit-answers.ts writes (fitted on
  * LoCoMo-dev with leave-one-conversation-out) and can refit whenever search's relevance scale changes.
  */
-export function answerConfidence(basis: 'facts' | 'passages', raw: number): number {
-  const points = ANSWER_PARAMETERS.calibration[basis];
+export function answerConfidence(basis: 'facts' | 'passages', raw: number, calibration: AnswerParameters['calibration'] = ANSWER_PARAMETERS.calibration): number {
+  const points = calibration[basis];
   const x = Math.max(0, Math.min(1, raw));
   let value = x;
   if (points.length > 0) {
@@ -27,9 +27,4 @@ export function answerConfidence(basis: 'facts' | 'passages', raw: number): numb
     }
   }
   return Math.round(Math.max(0, Math.min(1, value)) * 100) / 100;
-}
-
-/** An answer this unsure is no answer: the ask reports noResult with the spec's fixed text instead. */
-export function abstains(confidence: number): boolean {
-  return confidence < ANSWER_PARAMETERS.abstainBelow;
 }

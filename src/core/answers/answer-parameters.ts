@@ -1,13 +1,24 @@
 /**
- * Fitted parameters of the answerers that depend on search's relevance scale. Written by
- * `node --import tsx bench/fit-answers.ts` (leave-one-conversation-out on LoCoMo-dev); refit after any change
- * to search scoring. calibration: [raw, confidence] points per basis, raw ascending; abstainBelow: answers
- * with a calibrated confidence under it become noResult.
+ * Fitted parameters of the answerers, in one place: the built-in answerer's rules and the confidence
+ * calibration, which stands on search's relevance scale. Written by `node --import tsx bench/fit-answers.ts
+ * --write` (fitted on the four LoCoMo-dev conversations; it prints each choice's leave-one-conversation-out
+ * figures); refit after any change to search scoring or to the answerer.
+ *
+ * - rules: see AnswerRules (providers/builtin/builtin-language-model.ts).
+ * - calibration: [raw, confidence] points per basis, raw ascending (see answer-calibration.ts).
  */
-export const ANSWER_PARAMETERS: {
+export interface AnswerParameters {
+  readonly rules: {
+    readonly window: number;
+    readonly proximity: number;
+    readonly focusWords: number;
+    readonly questionPenalty: number;
+    readonly abstainOnQuestion: boolean;
+  };
   readonly calibration: { readonly facts: readonly (readonly [number, number])[]; readonly passages: readonly (readonly [number, number])[] };
-  readonly abstainBelow: number;
-} = {
+}
+
+export const ANSWER_PARAMETERS: AnswerParameters = {
+  rules: { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false },
   calibration: { facts: [], passages: [] },
-  abstainBelow: 0,
 };

@@ -51,7 +51,7 @@ export interface AskResult {
 /** The uncalibrated measures behind an answer's confidence. */
 export interface AnswerEvidence {
   readonly basis: 'facts' | 'passages';
-  /** confidenceOf(...) for passages, the fact's confidence for facts. */
+  /** confidenceOf(...) for passages, the fact's confidence for facts; 0 without an answer. */
   readonly raw: number;
 }
 
@@ -177,6 +177,7 @@ export class AskService {
         context,
         sources: [],
         model: this.model.modelFor(input.tier),
+        evidence: { basis: 'passages', raw: 0 },
       };
       return { deltas: (async function* () { yield NO_RESULT_ANSWER; })(), result: Promise.resolve(result) };
     }
