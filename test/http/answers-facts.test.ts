@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_RESULT_ANSWER } from '../../src/core/answers/ask-service.js';
 import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** Ask answers from the knowledge graph first: the five-note trial and the rules around it. */
@@ -14,6 +15,8 @@ const NOTES: Record<string, { content: string; spaceId?: string }> = {
   // A fact that a later one supersedes, in a space of its own.
   before: { content: 'Nadia Petrova works at Hooli as an engineer.', spaceId: 'career' },
   after: { content: 'Big news: Nadia Petrova joined Pied Piper on 2 February 2026.', spaceId: 'career' },
+  // Only the question is on record, not its answer.
+  asked: { content: 'Tim: Which team did you sign with, John?', spaceId: 'chat' },
 };
 
 interface AskJson {
@@ -102,5 +105,13 @@ describe('answers from facts', () => {
     expect(response.statusCode, response.body).toBeLessThan(300);
     const body = await ask({ query: 'Who is the CFO of Acme Corp?' });
     expect(body.sources.map((source) => source.id)).not.toContain(ids.cfo);
+  });
+});
+
+describe('abstention', () => {
+  it('when the best line is the question itself, the built-in answerer says it does not know (answer-parameters: abstainOnQuestion)', async () => {
+    const body = await ask({ query: 'Which team did John sign with?', spaceId: 'chat', includeContext: true });
+    expect(body).toMatchObject({ noResult: true, answer: NO_RESULT_ANSWER, confidence: 0, sources: [] });
+    expect(body.context?.map((item) => item.id)).toEqual([ids.asked]);
   });
 });
