@@ -19,7 +19,7 @@
  *   variant, the abstention rule, the confidence calibration: bench/lib/answer-fit.ts) is reported with
  *   leave-one-conversation-out: fitted on three conversations, scored on the fourth; each fold and the mean.
  * - The project's own set (bench/data/everyday-notes.json: 106 notes of the kinds people keep, 80 questions,
- *   20 of them unanswerable), answered with the shipped parameters and never fitted on.
+ *   16 of them unanswerable), answered with the shipped parameters and never fitted on.
  * Abstention on category 5 and false abstention on 1-4, the calibration table with its expected calibration
  * error (right = F1 >= 0.5), and the in-process ask latency are reported for both.
  *
