@@ -17,9 +17,9 @@ import { timed } from './stats.js';
 /**
  * The answerers' quality harness, in-process: the real daemon's dependencies (createDeps: LanceDB on disk,
  * the built-in embedder and extractor) and its routes (saves go through POST /v1/save as a client's would),
- * while questions go to AskService directly, so each answer comes with the raw measures its confidence and
- * abstention are computed from (AskResult.evidence), and the built-in answerer can be built with other
- * rules for the leave-one-conversation-out fits. Latency through HTTP is bench/answers.ts's and
+ * while questions go to AskService directly, so each answer comes with the raw measure its confidence is
+ * computed from, and the built-in answerer can be built with other rules for the leave-one-conversation-out
+ * fits (the variants answer the request that retrieval made once). Latency through HTTP is bench/answers.ts's and
  * bench/scale.ts's.
  */
 
@@ -114,7 +114,9 @@ export async function openAnswerHarness(folds: readonly AnswerFold[], options: {
   const marker = join(home, 'answer-sets.json');
   const wanted = JSON.stringify(folds.map((fold) => [fold.id, fold.notes.length]));
   const loaded = existsSync(marker) && readFileSync(marker, 'utf8') === wanted;
-  const config = loadConfig({ env: { MEM_HOME: home, LANCEDB_LOG: 'error' } });
+  // LanceDB reads its log level from the process environment (the daemon sets it in main.ts).
+  process.env.LANCEDB_LOG ??= 'error';
+  const config = loadConfig({ env: { MEM_HOME: home } });
   const deps = await createDeps({ loaded: config, storeFirstKey: false });
   const app: FastifyInstance = await buildApp(deps);
   await app.ready();
