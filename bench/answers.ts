@@ -9,36 +9,39 @@
  * fresh sentence, so no request is answered from the query-embedding cache. Client-side wall time (HTTP
  * included) is reported; for turbo, the daemon's own processingTime too.
  *
- * Quality (LoCoMo-dev, ../shared/data/locomo-dev.json; quick: the first conversation): the memory layout of
- * bench/retrieval-dialog.ts (one memory per dialog turn, content its text, author its speaker, context the turn
- * before it in its session, one space per conversation), plus the session date: a " [8 May, 2023]" suffix in the content and metadata.date (ISO), which
- * the answerer resolves relative phrases ("yesterday") against. Every question of categories 1-4 is asked
- * (model default, limit 10, spaceId = its conversation) and the answer scored by token F1 against the gold
- * answer the way LoCoMo's task_eval/evaluation.py does: normalise (lowercase, drop punctuation and the words
- * a/an/the/and), stem each token, F1 over the token multisets; category 1 (multi-hop) splits the prediction
- * and the gold answer on commas and averages, over gold parts, the best F1 of any predicted part; category 3
- * keeps the gold text before any ';'. LoCoMo stems with NLTK's Porter stemmer; this uses a light suffix
- * stemmer (-s, -es, -ed, -ing, -ly), so figures may differ from Porter's by a little.
+ * Quality, in-process (bench/lib/answer-eval.ts: the daemon's own dependencies, saves through its routes, asks
+ * through AskService so each answer carries the raw measures behind its confidence), on two sets:
+ * - LoCoMo-dev (../shared/data/locomo-dev.json; quick: two conversations) in the memory layout of
+ *   bench/retrieval-dialog.ts (one memory per turn, its speaker as author, the turn before as context, one space
+ *   per conversation, the session's day as a " [8 May, 2023]" suffix and metadata.date). Every question of
+ *   categories 1-5 is asked (model default, limit 10, in its conversation's space) and scored by token F1 as
+ *   LoCoMo does (bench/lib/answer-score.ts). Every rule weight chosen on it (the built-in answerer's span
+ *   variant, the abstention rule, the confidence calibration: bench/lib/answer-fit.ts) is reported with
+ *   leave-one-conversation-out: fitted on three conversations, scored on the fourth; each fold and the mean.
+ * - The project's own set (bench/data/everyday-notes.json: 106 notes of the kinds people keep, 80 questions,
+ *   16 of them unanswerable), answered with the shipped parameters and never fitted on.
+ * Abstention on category 5 and false abstention on 1-4, the calibration table with its expected calibration
+ * error (right = F1 >= 0.5), and the in-process ask latency are reported for both.
  *
- *   node --import tsx bench/answers.ts [--quick]
+ *   node --import tsx bench/answers.ts [--quick] [--home DIR]   (DIR keeps the loaded stores for the next run)
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import { ANSWER_PARAMETERS } from '../src/core/answers/answer-parameters.js';
+import { RULE_VARIANTS, summarise, type FitReport } from './fit-answers.js';
+import { openAnswerHarness, type AnswerRecord } from './lib/answer-eval.js';
+import { calibrationTable, figuresOf, type SetFigures } from './lib/answer-fit.js';
+import { CATEGORY_NAMES, locomoFolds, ownFolds } from './lib/answer-sets.js';
 import { startDaemon, type BenchDaemon } from './lib/daemon.js';
 import { createNoteGenerator, type NoteGenerator } from './lib/notes.js';
 import { progress, runPool } from './lib/pool.js';
 import { finishStandalone, isMain, measure, type BenchResult } from './lib/report.js';
-import { SHARED_DIR } from './lib/scorers.js';
 import { latencyFigures, round, timed, type Summary } from './lib/stats.js';
 
 const LOAD_CONCURRENCY = 8;
 const WARM_UP = 5;
 const NOTE_SEED = 20240611;
 const QUERY_SEED = 11;
-const LOCOMO_FILE = join(SHARED_DIR, 'data', 'locomo-dev.json');
-const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
 // ---- latency ----------------------------------------------------------------------------------------
 
@@ -117,164 +120,56 @@ async function measureSize(daemon: BenchDaemon, notes: NoteGenerator, queries: N
   };
 }
 
-// ---- LoCoMo token F1 ---------------------------------------------------------------------------------
+// ---- answer quality -----------------------------------------------------------------------------------
 
-const Turn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string() });
-const Qa = z.looseObject({ question: z.string(), answer: z.union([z.string(), z.number()]).optional(), category: z.number().int() });
-const Sample = z.looseObject({ sample_id: z.string(), conversation: z.record(z.string(), z.unknown()), qa: z.array(Qa) });
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/** "1:56 pm on 8 May, 2023" -> epoch ms (UTC). */
-export function parseLocomoDate(text: string): number | undefined {
-  const match = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(text);
-  if (!match) return undefined;
-  const month = MONTHS.indexOf((match[5] ?? '').toLowerCase());
-  if (month < 0) return undefined;
-  let hour = Number(match[1]) % 12;
-  if ((match[3] ?? '').toLowerCase() === 'pm') hour += 12;
-  return Date.UTC(Number(match[6]), month, Number(match[4]), hour, Number(match[2]));
-}
-
-function stemToken(token: string): string {
-  if (token.length <= 4) return token;
-  return token.replace(/(?:ing|edly|ed|ly|es|s)$/, '') || token;
-}
-
-/** LoCoMo's normalize_answer, then stemmed tokens. */
-export function answerTokens(text: string): string[] {
-  const normalized = text
-    .toLowerCase()
-    .replace(/[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~’‘“”—–]/g, '')
-    .replace(/\b(?:a|an|the|and)\b/g, ' ');
-  return normalized.split(/\s+/).filter(Boolean).map(stemToken);
-}
-
-export function tokenF1(prediction: string, gold: string): number {
-  const predicted = answerTokens(prediction);
-  const expected = answerTokens(gold);
-  if (predicted.length === 0 || expected.length === 0) return predicted.length === expected.length ? 1 : 0;
-  const counts = new Map<string, number>();
-  for (const token of expected) counts.set(token, (counts.get(token) ?? 0) + 1);
-  let common = 0;
-  for (const token of predicted) {
-    const left = counts.get(token) ?? 0;
-    if (left > 0) {
-      common += 1;
-      counts.set(token, left - 1);
-    }
-  }
-  if (common === 0) return 0;
-  const precision = common / predicted.length;
-  const recall = common / expected.length;
-  return (2 * precision * recall) / (precision + recall);
-}
-
-export function locomoF1(prediction: string, gold: string, category: number): number {
-  if (category === 1) {
-    const predictions = prediction.split(',').map((part) => part.trim());
-    const golds = gold.split(',').map((part) => part.trim());
-    return golds.reduce((sum, part) => sum + Math.max(...predictions.map((p) => tokenF1(p, part))), 0) / golds.length;
-  }
-  if (category === 3) return tokenF1(prediction, gold.split(';')[0] ?? gold);
-  return tokenF1(prediction, gold);
-}
-
-interface QualityFigures {
-  readonly conversations: number;
-  readonly turns: number;
-  readonly byCategory: Record<string, { name: string; n: number; f1: number; noResult: number }>;
-  readonly overall: { n: number; f1: number };
+interface ShippedFigures extends Omit<SetFigures, 'scored'> {
+  readonly calibration: ReturnType<typeof calibrationTable>;
   readonly askMs: Summary;
 }
 
-export async function measureQuality(quick: boolean): Promise<{ figures: QualityFigures; examples: string[] }> {
-  const samples = z.array(Sample).parse(JSON.parse(readFileSync(LOCOMO_FILE, 'utf8'))).slice(0, quick ? 1 : undefined);
-  const daemon = await startDaemon();
-  try {
-    const turns = samples.flatMap((sample) =>
-      Object.keys(sample.conversation)
-        .filter((key) => /^session_\d+$/.test(key) && Array.isArray(sample.conversation[key]))
-        .flatMap((key) => {
-          const dateText = String(sample.conversation[`${key}_date_time`] ?? '');
-          const date = parseLocomoDate(dateText);
-          const day = dateText.replace(/^.*\bon\s+/, '');
-          const sessionTurns = z.array(Turn).parse(sample.conversation[key]);
-          return sessionTurns.map((turn, index) => ({
-            spaceId: sample.sample_id,
-            content: `${turn.text}${day ? ` [${day}]` : ''}`,
-            author: turn.speaker,
-            context: index > 0 ? `${sessionTurns[index - 1]?.speaker}: ${sessionTurns[index - 1]?.text}` : '',
-            metadata: {
-              dia_id: turn.dia_id,
-              session: Number(key.slice('session_'.length)),
-              session_date: dateText,
-              ...(date !== undefined ? { date: new Date(date).toISOString() } : {}),
-            },
-          }));
-        }),
-    );
-    const bar = progress('save turns', turns.length);
-    await runPool(turns, LOAD_CONCURRENCY, async (turn) => {
-      await daemon.client.save({
-        content: turn.content,
-        author: turn.author,
-        ...(turn.context ? { context: turn.context } : {}),
-        spaceId: turn.spaceId,
-        metadata: turn.metadata,
-        tags: [turn.spaceId],
-      });
-      bar.tick();
-    });
-    bar.done();
-    await daemon.compact();
+/** A set answered with the shipped parameters (answer-parameters.ts). */
+function shippedFigures(records: readonly AnswerRecord[]): ShippedFigures {
+  const { scored, ...figures } = figuresOf(records, ANSWER_PARAMETERS.calibration);
+  return { ...figures, calibration: calibrationTable(scored), askMs: latencyFigures(records.map((record) => record.ms)) };
+}
 
-    const scores = new Map<number, { sum: number; n: number; noResult: number }>();
-    const latencies: number[] = [];
-    const examples: string[] = [];
-    const questions = samples.flatMap((sample) => sample.qa.filter((qa) => qa.category >= 1 && qa.category <= 4 && qa.answer !== undefined).map((qa) => ({ sample, qa })));
-    const askBar = progress('ask', questions.length);
-    for (const { sample, qa } of questions) {
-      const { value, ms } = await timed(() => daemon.client.ask({ query: qa.question, spaceId: sample.sample_id, limit: 10 }));
-      latencies.push(ms);
-      const gold = String(qa.answer);
-      const f1 = locomoF1(value.noResult ? '' : value.answer, gold, qa.category);
-      const entry = scores.get(qa.category) ?? { sum: 0, n: 0, noResult: 0 };
-      entry.sum += f1;
-      entry.n += 1;
-      if (value.noResult) entry.noResult += 1;
-      scores.set(qa.category, entry);
-      if (examples.length < 6 && qa.category === examples.length % 4 + 1) {
-        examples.push(`[cat ${qa.category}] Q: ${qa.question} | gold: ${gold} | answer: ${value.answer} | F1 ${round(f1, 2)}`);
-      }
-      askBar.tick();
-    }
-    askBar.done();
-    const byCategory = Object.fromEntries(
-      [...scores.entries()].sort(([a], [b]) => a - b).map(([category, entry]) => [
-        String(category),
-        { name: CATEGORY_NAMES[category] ?? String(category), n: entry.n, f1: round(entry.sum / entry.n, 3), noResult: entry.noResult },
-      ]),
-    );
-    const total = [...scores.values()].reduce((acc, entry) => ({ sum: acc.sum + entry.sum, n: acc.n + entry.n }), { sum: 0, n: 0 });
-    return {
-      figures: {
-        conversations: samples.length,
-        turns: turns.length,
-        byCategory,
-        overall: { n: total.n, f1: round(total.sum / total.n, 3) },
-        askMs: latencyFigures(latencies),
-      },
-      examples,
-    };
+export async function measureQuality(quick: boolean, home?: string): Promise<{ locomo: FitReport; shipped: ShippedFigures; own: ShippedFigures }> {
+  const folds = locomoFolds(undefined, quick ? 2 : undefined);
+  const locomoHarness = await openAnswerHarness(folds, home ? { home: join(home, 'locomo') } : {});
+  let locomo: FitReport;
+  let shipped: ShippedFigures;
+  try {
+    const perVariant = await locomoHarness.run(folds, RULE_VARIANTS, { label: 'LoCoMo-dev' });
+    locomo = summarise(perVariant);
+    const index = RULE_VARIANTS.findIndex((variant) => JSON.stringify(variant) === JSON.stringify(ANSWER_PARAMETERS.rules));
+    shipped = shippedFigures(perVariant[Math.max(0, index)] ?? []);
   } finally {
-    await daemon.stop();
+    await locomoHarness.close();
   }
+  const own = ownFolds();
+  const ownHarness = await openAnswerHarness(own, home ? { home: join(home, 'own') } : {});
+  try {
+    const [records] = await ownHarness.run(own, [ANSWER_PARAMETERS.rules], { label: 'own set' });
+    return { locomo, shipped, own: shippedFigures(records ?? []) };
+  } finally {
+    await ownHarness.close();
+  }
+}
+
+const CATEGORY_ROWS = ['1', '2', '3', '4', 'overall'];
+
+function setRows(figures: ShippedFigures): (string | number)[][] {
+  return [
+    ...CATEGORY_ROWS.map((key) => [key === 'overall' ? 'overall (1-4)' : `${key} ${CATEGORY_NAMES[Number(key)]}`, figures.counts[key] ?? 0, figures.f1[key] ?? 0]),
+    ['abstention on 5 (unanswerable)', figures.counts['5'] ?? 0, figures.abstention],
+    ['false abstention on 1-4', figures.counts.overall ?? 0, figures.falseAbstention],
+    ['ECE of confidence (right = F1 >= 0.5)', figures.calibration.rows.reduce((sum, row) => sum + row.n, 0), figures.calibration.ece],
+  ];
 }
 
 // ---- the run ----------------------------------------------------------------------------------------
 
-export async function runAnswers(options: { quick?: boolean } = {}): Promise<BenchResult> {
+export async function runAnswers(options: { quick?: boolean; home?: string } = {}): Promise<BenchResult> {
   const quick = options.quick ?? false;
   const started = Date.now();
   // Latency at 10k and 100k memories is the scale benchmark's; here it is timed on a small store.
@@ -289,18 +184,24 @@ export async function runAnswers(options: { quick?: boolean } = {}): Promise<Ben
   } finally {
     await daemon.stop();
   }
-  const { figures: quality, examples } = await measureQuality(quick);
+  const quality = await measureQuality(quick, options.home);
   const at = latency.at(-1) as SizeFigures;
+  const { locomo, shipped, own } = quality;
   return {
     name: 'answers',
     quick,
     seconds: (Date.now() - started) / 1000,
     figures: {
       latency,
-      locomo: quality,
+      locomo: { folds: locomo.folds.map(({ scored: _scored, ...fold }) => fold), mean: locomo.mean, abstention: locomo.abstention, falseAbstention: locomo.falseAbstention, calibration: locomo.calibration, fitted: locomo.fitted },
+      locomoShipped: shipped,
+      ownSet: own,
       targets: {
         turboSaveP50Ms: { target: 30, measured: at.turboSaveMs.p50, memories: at.memories, met: at.turboSaveMs.p50 <= 30 },
         askP50Ms: { target: 150, measured: at.askMs.p50, memories: at.memories, met: at.askMs.p50 <= 150 },
+        locomoHeldOutF1: { overall: locomo.mean.overall, singleHop: locomo.mean['4'], temporal: locomo.mean['2'], multiHop: locomo.mean['1'] },
+        abstention: { unanswerable: locomo.abstention, falseAbstention: locomo.falseAbstention },
+        ece: locomo.calibration.ece,
       },
     },
     tables: [
@@ -322,23 +223,30 @@ export async function runAnswers(options: { quick?: boolean } = {}): Promise<Ben
         ),
       },
       {
-        title: `Built-in answerer on LoCoMo-dev (${quality.conversations} conversations, ${quality.turns} turns): token F1, model default, limit 10`,
-        header: ['category', 'n', 'F1', 'noResult'],
+        title: 'Built-in answerer on LoCoMo-dev, leave one conversation out: token F1 of each held-out conversation (rules and calibration fitted on the other three; abstentions score 0)',
+        header: ['conversation', 'multi-hop', 'temporal', 'open-domain', 'single-hop', 'overall', 'abstention (5)', 'false abstention (1-4)'],
         rows: [
-          ...Object.entries(quality.byCategory).map(([category, entry]) => [`${category} ${entry.name}`, entry.n, entry.f1, entry.noResult]),
-          ['overall (1-4)', quality.overall.n, quality.overall.f1, ''],
+          ...locomo.folds.map((fold) => [fold.fold, fold.f1['1'] ?? 0, fold.f1['2'] ?? 0, fold.f1['3'] ?? 0, fold.f1['4'] ?? 0, fold.f1.overall ?? 0, fold.abstention, fold.falseAbstention]),
+          ['mean', locomo.mean['1'] ?? 0, locomo.mean['2'] ?? 0, locomo.mean['3'] ?? 0, locomo.mean['4'] ?? 0, locomo.mean.overall ?? 0, locomo.abstention, locomo.falseAbstention],
         ],
       },
+      {
+        title: `Calibration of held-out answers on LoCoMo-dev (right = token F1 >= 0.5; ECE ${locomo.calibration.ece})`,
+        header: ['confidence', 'answers', 'mean confidence', 'share right'],
+        rows: locomo.calibration.rows.map((row) => [row.bin, row.n, row.meanConfidence, row.rightShare]),
+      },
+      { title: 'LoCoMo-dev with the shipped parameters (fitted on all four conversations: not held out)', header: ['', 'n', 'value'], rows: setRows(shipped) },
+      { title: 'The project\'s own set (bench/data/everyday-notes.json) with the shipped parameters (never fitted on it)', header: ['', 'n', 'value'], rows: setRows(own) },
     ],
     notes: [
       `targets at ${at.memories} memories: turbo save p50 ${at.turboSaveMs.p50} ms (target <= 30), ask p50 ${at.askMs.p50} ms (target <= 150)`,
-      `LoCoMo ask latency p50/p95 ${quality.askMs.p50}/${quality.askMs.p95} ms`,
-      ...examples,
+      `in-process ask (retrieval, fact lookup, answer) on LoCoMo-dev p50/p95 ${shipped.askMs.p50}/${shipped.askMs.p95} ms; own set ${own.askMs.p50}/${own.askMs.p95} ms`,
+      `rules fitted on all LoCoMo-dev conversations: ${JSON.stringify(locomo.fitted.rules)}`,
     ],
   };
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
-  finishStandalone(await measure(() => runAnswers({ quick: values.quick })));
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, home: { type: 'string' } } });
+  finishStandalone(await measure(() => runAnswers({ quick: values.quick, ...(values.home ? { home: values.home } : {}) })));
 }

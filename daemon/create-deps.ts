@@ -18,6 +18,7 @@ import { RemindService } from '../src/core/answers/remind-service.js';
 import { TurboService } from '../src/core/answers/turbo-service.js';
 import { AsyncSaves } from '../src/core/async-saves.js';
 import { AuthService } from '../src/core/auth-service.js';
+import { ANSWER_PARAMETERS } from '../src/core/answers/answer-parameters.js';
 import { KnowledgeService } from '../src/core/knowledge/knowledge-service.js';
 import { MemoryService } from '../src/core/memory-service.js';
 import { QueryService } from '../src/core/query-service.js';
@@ -134,10 +135,10 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
           },
           timeoutMs: config['ollama.timeoutMs'],
           }),
-          new BuiltinLanguageModel(embedder),
+          new BuiltinLanguageModel(embedder, ANSWER_PARAMETERS.rules),
         )
-      : new BuiltinLanguageModel(embedder);
-  const asker = new AskService(memories, answerer);
+      : new BuiltinLanguageModel(embedder, ANSWER_PARAMETERS.rules);
+  const asker = new AskService(memories, answerer, knowledge);
   const reminder = new RemindService(memories);
   const turbo = new TurboService(memories, asker);
 

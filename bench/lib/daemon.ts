@@ -60,6 +60,8 @@ export interface BenchDaemon {
    * daemon's environment until the next restart (e.g. MEM_SEARCH_MODEL_FILE for a held-out fold's model).
    */
   restart(env?: Readonly<Record<string, string>>): Promise<void>;
+  /** Stops the daemon and starts the current build or StartOptions.alternate on the same home and port. */
+  use(build: 'current' | 'alternate'): Promise<void>;
   /** Stops the daemon process and keeps its home (for work on the data directory while it is down). */
   halt(): Promise<void>;
   /**
@@ -76,6 +78,11 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Client timeout per request (default 120 s; large loads queue behind the embedder). */
   readonly timeoutMs?: number;
+  /**
+   * The root of another build (dist/ and bin/, e.g. `git archive <commit>` built with tsc, node_modules linked)
+   * that `use('alternate')` runs on the same home and port: A/B comparisons on the same data.
+   */
+  readonly alternate?: string;
 }
 
 /** Environment variables of the form MEM_* that this run passes to the daemon (for the report). */
@@ -270,7 +277,8 @@ async function terminate(child: ChildProcess): Promise<void> {
  * same environment. Needs `npm run build` first (bin/mem.js runs dist/).
  */
 export async function startDaemon(options: StartOptions = {}): Promise<BenchDaemon> {
-  const bin = join(buildSnapshot().dir, 'bin', 'mem.js');
+  const current = join(buildSnapshot().dir, 'bin', 'mem.js');
+  let bin = current;
   installExitHooks();
   const home = mkdtempSync(join(tmpdir(), 'mem-bench-'));
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -372,6 +380,12 @@ export async function startDaemon(options: StartOptions = {}): Promise<BenchDaem
         child = await launch(bin, { ...env, ...extra }, port);
       },
       halt: stopChild,
+      async use(build) {
+        if (build === 'alternate' && !options.alternate) throw new Error('startDaemon was given no alternate build');
+        await stopChild();
+        bin = build === 'current' ? current : join(resolve(options.alternate as string), 'bin', 'mem.js');
+        child = await launch(bin, env, port);
+      },
       async coldStart(firstRequest) {
         await stopChild();
         const started = performance.now();

@@ -43,10 +43,33 @@ export interface AnswerSource {
   readonly date: number;
 }
 
+/**
+ * A fact of the knowledge graph that matches the question: its entity and relation are the ones asked about.
+ * Core finds these (see core/answers/fact-answers.ts); every answerer gets them next to the passages.
+ */
+export interface AnswerFact {
+  /** The fact in words, e.g. "Sarah Chen is the CFO of Acme Corp". */
+  readonly statement: string;
+  /** The words that answer the question: the side the question leaves out, or the date for "when". */
+  readonly answer: string;
+  /** The extractor's confidence in the fact, 0-1. */
+  readonly confidence: number;
+  /** The memory that states it (one of `sources`). */
+  readonly sourceId: string;
+  /** ISO day it became true, when the text says so. */
+  readonly validFrom?: string;
+  /** ISO day a later fact took over; set only for superseded facts (which answer questions about the past). */
+  readonly validTo?: string;
+  /** In the leading group (one relation, one named side): an extractive answerer names every primary fact. */
+  readonly primary?: boolean;
+}
+
 export interface AnswerRequest {
   readonly question: string;
   /** Best first; the answer must be grounded in these only. */
   readonly sources: readonly AnswerSource[];
+  /** Facts that answer the question, best first; empty when none matches. */
+  readonly facts?: readonly AnswerFact[];
   readonly tier: AnswerTier;
   /** The question's embedding when the caller already has it (search computed it): saves one embed. */
   readonly questionVector?: Float32Array;
@@ -73,6 +96,8 @@ export type AnswerChunk =
        * match of its sentences to the question); otherwise core measures the answer's grounding itself.
        */
       readonly support?: number;
+      /** What the answer stands on: the request's facts, or the passages (the default). */
+      readonly basis?: 'facts' | 'passages';
     };
 
 /**

@@ -134,4 +134,27 @@ describe('answer.provider=ollama with Ollama not running', () => {
       downHome.remove();
     }
   });
+
+  it('the prompt carries the matching facts with the memory that states each, next to the passages', async () => {
+    const saved = await post('/v1/save', { content: 'Sarah Chen is the CFO of Acme Corp and signed off the budget.' });
+    const factMemory = saved.json<{ documentId: string }>().documentId;
+    fake.script.enqueue('chat', { kind: 'text', content: ['Sarah Chen [1].'] });
+    const response = await post('/v1/ask', { query: 'Who is the CFO of Acme Corp?' });
+    expect(response.statusCode, response.body).toBe(200);
+    const chat = fake.requests.filter((r) => r.route === 'chat').at(-1);
+    const prompt = (chat?.body as { messages: { content: string }[] }).messages[1]?.content ?? '';
+    const number = /\[(\d+)\] \(\d{4}-\d{2}-\d{2}\) Sarah Chen is the CFO/.exec(prompt)?.[1];
+    expect(number, prompt).toBeDefined();
+    expect(prompt).toContain(`Known facts:\n- Sarah Chen is the CFO of Acme Corp (confidence 0.90, from [${number}])`);
+    expect(prompt.indexOf('Known facts:')).toBeLessThan(prompt.indexOf('Memories:'));
+    expect(response.json<{ sources: { id: string }[] }>().sources.map((source) => source.id)).toContain(factMemory);
+  });
+
+  it('with no matching fact the prompt has no facts section', async () => {
+    fake.script.enqueue('chat', { kind: 'text', content: ['On Thursday [1].'] });
+    const response = await post('/v1/ask', { query: 'When is the roadmap review?' });
+    expect(response.statusCode, response.body).toBe(200);
+    const chat = fake.requests.filter((r) => r.route === 'chat').at(-1);
+    expect((chat?.body as { messages: { content: string }[] }).messages[1]?.content).not.toContain('Known facts');
+  });
 });

@@ -88,7 +88,8 @@ describe('POST /v1/ask', () => {
     });
     // A "when" question leads with the date, then the sentence as written (names and dates intact).
     expect(body.answer).toMatch(/^On Thursday — Meeting Sarah Chen from Acme Corp on Thursday at 10am in Berlin/);
-    expect(body.confidence).toBeGreaterThan(0.3);
+    // Calibrated on LoCoMo-dev (answer-parameters.ts): a passage answer is rarely sure; never 0 when given.
+    expect(body.confidence).toBeGreaterThan(0);
     expect(body.confidence).toBeLessThanOrEqual(1);
     expect(body.tokensUsed).toBeGreaterThan(20);
   });

@@ -22,6 +22,37 @@ async function askQuestion(client: FakeClient, question: string) {
 }
 
 describe('ask', () => {
+  it('a question pasted in one chunk with Enter is submitted (a paste, tmux send-keys)', async () => {
+    const client = new FakeClient();
+    app = renderApp({ client, debounceMs: 20, initialView: 'ask' });
+    await app.waitFor('Ask:');
+    app.press('Where did I meet Sarah?\r');
+    await app.waitFor('Thinking…');
+    expect(client.callsOf('askStream')).toEqual([{ query: 'Where did I meet Sarah?', limit: 10 }]);
+  });
+
+  it('a multi-line paste ending in Enter is asked as one line; without Enter it is only typed', async () => {
+    const client = new FakeClient();
+    app = renderApp({ client, debounceMs: 20, initialView: 'ask' });
+    await app.waitFor('Ask:');
+    app.press('Where did\nI meet');
+    await app.waitFor('Ask: Where did I meet');
+    expect(client.callsOf('askStream')).toEqual([]);
+    app.press(' Sarah?\r\n');
+    await app.waitFor('Thinking…');
+    expect(client.callsOf('askStream')).toEqual([{ query: 'Where did I meet Sarah?', limit: 10 }]);
+  });
+
+  it('a chunk of only line breaks on an empty field asks nothing', async () => {
+    const client = new FakeClient();
+    app = renderApp({ client, debounceMs: 20, initialView: 'ask' });
+    await app.waitFor('Ask:');
+    app.press('  \r');
+    app.press(KEYS.enter);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(client.callsOf('askStream')).toEqual([]);
+  });
+
   it('the answer streams in piece by piece, then its sources, which open in full', async () => {
     const client = new FakeClient();
     const { app, stream } = await askQuestion(client, 'Where does Sarah work?');

@@ -5,7 +5,7 @@ import { RemindService, timeframeStart } from '../../src/core/answers/remind-ser
 import { countTokens, properNouns, resolveRelativeDate, sharedNames } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { BuiltinLanguageModel, questionKind } from '../../src/providers/builtin/builtin-language-model.js';
+import { BuiltinLanguageModel, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 
@@ -27,14 +27,58 @@ const embedder: EmbeddingModel & { calls: number } = {
 const MAY_8 = Date.parse('2023-05-08T13:56:00Z');
 const source = (id: string, content: string, relevance = 0.7, date = MAY_8): AnswerSource => ({ id, title: content.slice(0, 30), content, relevance, date });
 
-async function answer(question: string, sources: AnswerSource[], tier: 'fast' | 'default' | 'smart' = 'default') {
+/** The plain rules (best sentence, its typed phrase); each fitted rule is tested on its own below. */
+const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false };
+
+async function answer(question: string, sources: AnswerSource[], tier: 'fast' | 'default' | 'smart' = 'default', rules: AnswerRules = PLAIN) {
   const chunks: AnswerChunk[] = [];
-  for await (const chunk of new BuiltinLanguageModel(embedder).answer({ question, sources, tier })) chunks.push(chunk);
+  for await (const chunk of new BuiltinLanguageModel(embedder, rules).answer({ question, sources, tier })) chunks.push(chunk);
   const text = chunks.map((chunk) => (chunk.type === 'delta' ? chunk.text : '')).join('');
   const finish = chunks.at(-1);
   if (finish?.type !== 'finish') throw new Error('no finish chunk');
   return { text, finish, deltas: chunks.length - 1 };
 }
+
+describe('the built-in answerer\'s fitted rules', () => {
+  const turns = [
+    source('q', 'Tim: Which team did you sign with in May?', 0.8),
+    source('a', 'John: I signed with the Minnesota Wolves, it was a dream come true.', 0.7),
+  ];
+
+  it('questionPenalty: the line that asks the question loses to the line that answers it', async () => {
+    expect((await answer('Which team did John sign with?', turns, 'default')).text).toBe('Tim: Which team did you sign with in May?');
+    const penalised = await answer('Which team did John sign with?', turns, 'default', { ...PLAIN, questionPenalty: 0.3 });
+    expect(penalised.text).toBe('John: I signed with the Minnesota Wolves, it was a dream come true.');
+    expect(penalised.finish.cited).toEqual(['a']);
+  });
+
+  it('abstainOnQuestion: when the best line is still a question, no answer (the ask reports noResult)', async () => {
+    const onlyQuestions = [source('q', 'Tim: Which team did you sign with in May?', 0.8)];
+    const { text, finish } = await answer('Which team did John sign with?', onlyQuestions, 'default', { ...PLAIN, abstainOnQuestion: true });
+    expect(text).toBe('');
+    expect(finish.cited).toEqual([]);
+    // With an answering line in reach, the penalty lets it lead and the answerer answers.
+    expect((await answer('Which team did John sign with?', turns, 'default', { ...PLAIN, questionPenalty: 0.3, abstainOnQuestion: true })).text).toContain('Minnesota Wolves');
+  });
+
+  it('focusWords: an untyped question gets the words after its own in the best clause', async () => {
+    const research = [source('m', 'Caroline: I have been researching adoption agencies lately, it has been a lot.')];
+    expect((await answer('What did Caroline research?', research, 'default', { ...PLAIN, focusWords: 5 })).text).toBe('adoption agencies lately');
+    expect((await answer('What did Caroline research?', research, 'default', { ...PLAIN, focusWords: 2 })).text).toBe('adoption agencies');
+    expect((await answer('What did Caroline research?', research, 'default')).text).toBe('Caroline: I have been researching adoption agencies lately, it has been a lot.');
+  });
+
+  it('window and proximity: a typed candidate of a lower sentence can win by lying next to the question\'s words', async () => {
+    const places = [
+      source('x', 'Maria: The shelter team talked about Paris all evening.', 0.8),
+      source('y', 'Maria: Last spring we moved to Denver with the shelter.', 0.6),
+    ];
+    const question = 'Where did the shelter move?';
+    // The best sentence holds no place after in/at/to: alone, it answers whole.
+    expect((await answer(question, places, 'default')).text).toBe('Maria: The shelter team talked about Paris all evening.');
+    expect((await answer(question, places, 'default', { ...PLAIN, window: 3, proximity: 0.5 })).text).toBe('Denver');
+  });
+});
 
 describe('the built-in extractive answerer', () => {
   it('answers with the sentence that matches the question, whole, citing its memory', async () => {

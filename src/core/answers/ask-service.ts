@@ -1,6 +1,10 @@
+import { MemError } from '../../errors.js';
 import type { AnswerChunk, AnswerSource, AnswerTier, LanguageModel } from '../../providers/spec.js';
 import type { MemoryService, SearchHit } from '../memory-service.js';
 import type { MemoryFilter, MemoryRecord } from '../types.js';
+import { answerConfidence } from './answer-calibration.js';
+import { findFactAnswers, type FactLookup, type FactMatch } from './fact-answers.js';
+import { analyseQuestion } from './question.js';
 import { contentWords } from './text.js';
 
 /** The spec's fixed answer when nothing relevant is found. */
@@ -40,6 +44,15 @@ export interface AskResult {
   readonly sources: readonly { readonly id: string; readonly title: string }[];
   /** Which model answered, e.g. `builtin/extractive`. */
   readonly model: string;
+  /** What the confidence was computed from (bench/fit-answers.ts fits the calibration on these; not served). */
+  readonly evidence?: AnswerEvidence;
+}
+
+/** The uncalibrated measures behind an answer's confidence. */
+export interface AnswerEvidence {
+  readonly basis: 'facts' | 'passages';
+  /** confidenceOf(...) for passages, the fact's confidence for facts; 0 without an answer. */
+  readonly raw: number;
 }
 
 /**
@@ -94,7 +107,30 @@ export class AskService {
   constructor(
     private readonly memories: MemoryService,
     private readonly model: LanguageModel,
+    /** The knowledge graph, when there is one: matching facts answer first. */
+    private readonly knowledge?: FactLookup,
   ) {}
+
+  /** Facts that answer the question whose source memory lies within the filter; never fails the ask. */
+  private async matchingFacts(accountId: string, input: AskInput): Promise<{ facts: FactMatch[]; memories: Map<string, MemoryRecord> }> {
+    const memories = new Map<string, MemoryRecord>();
+    if (!this.knowledge) return { facts: [], memories };
+    const found = await findFactAnswers(this.knowledge, accountId, input.query, analyseQuestion(input.query));
+    const facts: FactMatch[] = [];
+    for (const fact of found) {
+      const memory = memories.get(fact.sourceId) ?? (await this.memories.get(accountId, fact.sourceId).catch((error: unknown) => {
+        // A fact whose memory was deleted since is no answer; anything else is a real failure.
+        if (error instanceof MemError && error.code === 'NOT_FOUND') return undefined;
+        throw error;
+      }));
+      if (!memory || !withinFilter(memory, input.filter)) continue;
+      memories.set(memory.id, memory);
+      facts.push(fact);
+    }
+    // The leading group may have lost its members to the filter: the best remaining fact leads then.
+    if (facts.length > 0 && !facts.some((fact) => fact.primary)) facts[0] = { ...(facts[0] as FactMatch), primary: true };
+    return { facts, memories };
+  }
 
   /** The model that would answer this tier (`builtin/extractive`, `ollama/llama3.2`). */
   modelFor(tier: AnswerTier): string {
@@ -110,18 +146,27 @@ export class AskService {
   }
 
   async start(accountId: string, input: AskInput, signal?: AbortSignal): Promise<AnswerRun> {
-    const { hits } = await this.memories.search(accountId, {
-      query: input.query,
-      limit: input.limit,
-      offset: 0,
-      threshold: 0,
-      hybrid: input.hybrid,
-      filter: input.filter,
-    });
+    const [{ hits }, matched] = await Promise.all([
+      this.memories.search(accountId, {
+        query: input.query,
+        limit: input.limit,
+        offset: 0,
+        threshold: 0,
+        hybrid: input.hybrid,
+        filter: input.filter,
+      }),
+      this.matchingFacts(accountId, input),
+    ]);
     const questionWords = new Set(contentWords(input.query));
     const relevant = (hit: SearchHit) =>
       hit.score >= ASK_THRESHOLD || contentWords(`${hit.memory.title} ${hit.memory.content}`).some((word) => questionWords.has(word));
-    const context = hits.filter(relevant).map((hit) => ({ memory: hit.memory, relevance: hit.score }));
+    const context: AskContextItem[] = hits.filter(relevant).map((hit) => ({ memory: hit.memory, relevance: hit.score }));
+    // A fact's source memory is part of the context even when search ranked it low: the answer cites it.
+    for (const memory of matched.memories.values()) {
+      if (context.some((item) => item.memory.id === memory.id)) continue;
+      context.push({ memory, relevance: hits.find((hit) => hit.memory.id === memory.id)?.score ?? 0 });
+    }
+    const facts = matched.facts;
     if (context.length === 0) {
       const result: AskResult = {
         answer: NO_RESULT_ANSWER,
@@ -132,6 +177,7 @@ export class AskService {
         context,
         sources: [],
         model: this.model.modelFor(input.tier),
+        evidence: { basis: 'passages', raw: 0 },
       };
       return { deltas: (async function* () { yield NO_RESULT_ANSWER; })(), result: Promise.resolve(result) };
     }
@@ -147,7 +193,14 @@ export class AskService {
     // Search embedded the question already; the cached vector spares the answerer another embed.
     const questionVector = await this.memories.embedQuery(input.query);
     const iterator = this.model
-      .answer({ question: input.query, sources, tier: input.tier, questionVector, ...(signal ? { signal } : {}) })
+      .answer({
+        question: input.query,
+        sources,
+        facts: facts.map(({ score: _score, ...fact }) => fact),
+        tier: input.tier,
+        questionVector,
+        ...(signal ? { signal } : {}),
+      })
       [Symbol.asyncIterator]();
     const first = await iterator.next();
 
@@ -187,17 +240,30 @@ export class AskService {
       const backing = cited.length > 0 ? cited : context.slice(0, 1);
       const support = finish?.support ?? grounding(answer, backing.map((item) => item.memory));
       const usage = finish?.usage ?? { promptTokens: 0, completionTokens: 0 };
+      const basis = finish?.basis ?? 'passages';
+      // A fact answer is as sure as the fact; a passage answer as its retrieval and support (confidenceOf).
+      const raw = basis === 'facts' ? support : confidenceOf(cited.map((item) => item.relevance), context[0]?.relevance ?? 0, support);
       settle({
         answer: answer || NO_RESULT_ANSWER,
-        confidence: answer ? confidenceOf(cited.map((item) => item.relevance), context[0]?.relevance ?? 0, support) : 0,
+        confidence: answer ? answerConfidence(basis, raw) : 0,
         tokensUsed: usage.promptTokens + usage.completionTokens,
         noResult: !answer,
         ...(answer ? {} : { suggestion: suggestionFor(input) }),
         context,
         sources: cited.map((item) => ({ id: item.memory.id, title: item.memory.title })),
         model: finish?.model ?? model.modelFor(input.tier),
+        evidence: { basis, raw },
       });
     }
     return { deltas: deltas(), result };
   }
+}
+
+/** Whether a memory lies within an ask's filter (space, any of the tags, createdAt bounds). */
+function withinFilter(memory: MemoryRecord, filter: MemoryFilter): boolean {
+  if (filter.spaceId !== undefined && memory.spaceId !== filter.spaceId) return false;
+  if (filter.tags && filter.tags.length > 0 && !filter.tags.some((tag) => memory.tags.includes(tag))) return false;
+  if (filter.after !== undefined && memory.createdAt < filter.after) return false;
+  if (filter.before !== undefined && memory.createdAt > filter.before) return false;
+  return true;
 }

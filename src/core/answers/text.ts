@@ -145,7 +145,8 @@ const EXPLICIT_DATE = new RegExp(
   [
     `\\b\\d{4}-\\d{2}-\\d{2}\\b`,
     `\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH_RE}(?:,?\\s+\\d{4})?`,
-    `\\b${MONTH_RE}\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?`,
+    // The day must end there: "March 2024" is a month and year, not "March 20".
+    `\\b${MONTH_RE}\\s+\\d{1,2}(?:st|nd|rd|th)?\\b(?:,?\\s+\\d{4})?`,
     `\\b${MONTH_RE}\\s+\\d{4}\\b`,
     `\\b(?:next|this|on|by|until)\\s+${WEEKDAY_RE}\\b`,
     `\\b${WEEKDAY_RE}\\b`,

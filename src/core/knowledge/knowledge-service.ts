@@ -627,6 +627,39 @@ export class KnowledgeService implements KnowledgeHooks {
     return (exact.length > 0 ? exact : found).sort((a, b) => b.mentions - a.mentions || (a.id < b.id ? -1 : 1));
   }
 
+  /**
+   * Entities that any of these names denote exactly (normalised name or alias), in one lookup: ask reads the
+   * names of a question this way. Each entity is reported with the longest name that found it.
+   */
+  async entitiesNamed(accountId: string, names: readonly string[]): Promise<{ entity: EntityRecord; name: string }[]> {
+    const wanted = new Map<string, string>();
+    for (const name of names) {
+      const key = core(name);
+      if (key && (!wanted.has(key) || (wanted.get(key) ?? '').length < name.length)) wanted.set(key, name);
+    }
+    if (wanted.size === 0) return [];
+    const found = await this.store(accountId).entitiesByKeys([...wanted.keys()].map((key) => `n:${key}`));
+    const out: { entity: EntityRecord; name: string }[] = [];
+    for (const entity of found) {
+      const named = [entity.name, ...entity.aliases]
+        .flatMap((alias) => [wanted.get(core(alias)), wanted.get(core(alias, entity.type))])
+        .filter((name): name is string => name !== undefined)
+        .sort((a, b) => b.length - a.length)[0];
+      if (named !== undefined) out.push({ entity, name: named });
+    }
+    return out;
+  }
+
+  /** Facts whose subject or object is one of these entities, superseded ones included (ask picks by tense). */
+  async factsAbout(accountId: string, entityIds: readonly string[], limit = 200): Promise<FactRecord[]> {
+    if (entityIds.length === 0) return [];
+    return (await this.store(accountId).listFacts({ entityIds, includeSuperseded: true, limit, offset: 0 })).items;
+  }
+
+  entitiesByIds(accountId: string, ids: readonly string[]): Promise<EntityRecord[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.store(accountId).entitiesByIds(ids);
+  }
+
   async listFacts(accountId: string, input: FactListInput) {
     let entityIds: string[] | undefined;
     if (input.entity !== undefined) {

@@ -10,11 +10,35 @@ import {
   properNouns,
   resolveRelativeDate,
   sentences,
+  stem,
 } from '../../core/answers/text.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
 
 export const BUILTIN_ANSWER_MODEL = 'builtin/extractive';
+
+/**
+ * The rules of the extractive answerer that were chosen on data: fitted (core/answers/answer-parameters.ts,
+ * written by bench/fit-answers.ts with leave-one-conversation-out) and passed in by the composition root.
+ */
+export interface AnswerRules {
+  /** Best-ranked sentences whose typed candidates (names, places, numbers) compete; 1 is the best only. */
+  readonly window: number;
+  /** Weight of a candidate's closeness to the question's words in its sentence, against sentence scores. */
+  readonly proximity: number;
+  /** Longest phrase that answers an untyped question ("What did Caroline research?"), in words; 0: the sentence. */
+  readonly focusWords: number;
+  /**
+   * Taken off a sentence that is itself a question: in a conversation the line that best matches a question is
+   * often the same question asked by someone ("Tim: Which team did you sign with?"), not its answer.
+   */
+  readonly questionPenalty: number;
+  /**
+   * Answer nothing (noResult) when the best sentence is still a question after the penalty: the memories hold
+   * the question being asked, not an answer to it.
+   */
+  readonly abstainOnQuestion: boolean;
+}
 
 type QuestionKind = 'when' | 'who' | 'where' | 'quantity' | 'other';
 
@@ -30,6 +54,11 @@ const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: nu
 
 const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|a couple|a few|several';
 const QUANTITY = new RegExp(`(?:\\b(?:${NUMBER_WORDS})\\b|\\$?\\b\\d+(?:[.,]\\d+)*%?)(?:\\s+(?:a|per)\\s+\\w+|(?:\\s+[\\p{L}-]+){0,2})`, 'iu');
+
+/** A sentence that asks rather than tells. */
+function isQuestion(sentence: string): boolean {
+  return /\?["'”’)\]]*\s*$/u.test(sentence);
+}
 
 /** Questions that ask two things ("When ... and what about?") are answered with the whole sentence. */
 function isCompound(question: string): boolean {
@@ -83,6 +112,61 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
   }
   return undefined;
 }
+/** Word tokens of a sentence with their character offsets (to measure distances in words). */
+function tokensOf(sentence: string): { word: string; at: number }[] {
+  return [...sentence.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)].map((match) => ({ word: stem(match[0].toLowerCase()), at: match.index ?? 0 }));
+}
+
+/**
+ * How close a phrase at `at` lies to the question's words in its sentence: 1 beside one, falling with the
+ * number of words between (half at three words); 0 when the sentence holds none of them.
+ */
+function closeness(sentence: string, at: number, questionWords: ReadonlySet<string>): number {
+  const tokens = tokensOf(sentence);
+  const index = tokens.findIndex((token) => token.at >= at);
+  const position = index < 0 ? tokens.length : index;
+  let best = 0;
+  tokens.forEach((token, i) => {
+    if (questionWords.has(token.word)) best = Math.max(best, 1 / (1 + Math.abs(i - position) / 3));
+  });
+  return best;
+}
+
+const CLAUSE_BREAK = /[,;:!?.()"“”]|\s[–—-]\s|\b(?:but|because|so|although|though|which|who|when|while|and i|and we|and it)\b/iu;
+
+/**
+ * The focus of an untyped question's answer: in the clause holding the question's words, the words after
+ * the last of them (or, when the clause ends there, before the first), stopwords trimmed at both ends, at
+ * most `limit` words. "What did Caroline research?" over "I've been researching adoption agencies lately"
+ * gives "adoption agencies lately". Undefined when nothing remains.
+ */
+function focusSpan(sentence: string, questionWords: ReadonlySet<string>, limit: number): string | undefined {
+  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const clauses = text.split(new RegExp(CLAUSE_BREAK.source, 'giu')).map((clause) => clause.trim()).filter(Boolean);
+  const scored = clauses
+    .map((clause) => ({ clause, words: clause.split(/\s+/), hits: tokensOf(clause).filter((token) => questionWords.has(token.word)).length }))
+    .sort((a, b) => b.hits - a.hits);
+  const best = scored[0];
+  if (!best) return undefined;
+  const words = best.words;
+  const isAsked = (word: string) => questionWords.has(stem(word.toLowerCase().replace(/[^\p{L}\p{N}'’]/gu, '')));
+  const trim = (part: string[]) => {
+    let out = part.filter((word) => word.replace(/[^\p{L}\p{N}]/gu, '') !== '');
+    while (out.length > 0 && (isStopword(out[0] ?? '') || isAsked(out[0] ?? ''))) out = out.slice(1);
+    while (out.length > 0 && (isStopword(out[out.length - 1] ?? '') || isAsked(out[out.length - 1] ?? ''))) out = out.slice(0, -1);
+    return out;
+  };
+  const asked = words.map((word, index) => (isAsked(word) ? index : -1)).filter((index) => index >= 0);
+  let part: string[];
+  if (asked.length === 0) part = trim(words);
+  else {
+    const after = trim(words.slice((asked[asked.length - 1] ?? 0) + 1));
+    part = after.length > 0 ? after : trim(words.slice(0, asked[0]));
+  }
+  if (part.length === 0) return undefined;
+  return part.slice(0, limit).join(' ').replace(/[.,;:!?]+$/u, '');
+}
+
 /** A further sentence joins the answer only when it scores this close to the best one. */
 const KEEP_RATIO = 0.85;
 
@@ -156,7 +240,10 @@ function dot(a: Float32Array, b: Float32Array): number {
 export class BuiltinLanguageModel implements LanguageModel {
   readonly provider = 'builtin';
 
-  constructor(private readonly embedder: EmbeddingModel) {}
+  constructor(
+    private readonly embedder: EmbeddingModel,
+    private readonly rules: AnswerRules,
+  ) {}
 
   modelFor(): string {
     return BUILTIN_ANSWER_MODEL;
@@ -165,15 +252,22 @@ export class BuiltinLanguageModel implements LanguageModel {
   async close(): Promise<void> {}
 
   async *answer(request: AnswerRequest): AsyncIterable<AnswerChunk> {
-    const { text, cited, support, promptTokens } = await this.extract(request);
+    const { text, cited, support, promptTokens, basis } = await this.extract(request);
     // Word by word, as a generating model would stream it: the client shows the answer as it arrives.
     for (const piece of text.match(/\s*\S+/g) ?? []) yield { type: 'delta', text: piece };
-    yield { type: 'finish', usage: { promptTokens, completionTokens: 0 }, model: BUILTIN_ANSWER_MODEL, cited, support };
+    yield { type: 'finish', usage: { promptTokens, completionTokens: 0 }, model: BUILTIN_ANSWER_MODEL, cited, support, basis };
   }
 
   /** The whole answer at once (tests and the turbo path use it directly). */
-  async extract(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; promptTokens: number }> {
+  async extract(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; promptTokens: number; basis: 'facts' | 'passages' }> {
     const promptTokens = countTokens(request.question) + request.sources.reduce((sum, source) => sum + countTokens(source.content), 0);
+    const fromFacts = factAnswer(request);
+    if (fromFacts) return { ...fromFacts, promptTokens, basis: 'facts' };
+    return { ...(await this.fromPassages(request)), promptTokens, basis: 'passages' };
+  }
+
+  /** The passage answer: the best sentence, or the typed phrase of it that answers. */
+  private async fromPassages(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number }> {
     const tier = TIERS[request.tier];
     const kind = questionKind(request.question);
     const questionWords = [...new Set(contentWords(request.question))];
@@ -209,7 +303,7 @@ export class BuiltinLanguageModel implements LanguageModel {
         if (list.length > 1) multi.push(candidate);
       }
     });
-    if (candidates.length === 0) return { text: '', cited: [], support: 0, promptTokens };
+    if (candidates.length === 0) return { text: '', cited: [], support: 0 };
 
     // In longer memories the memory's relevance says little about each sentence: embed the most promising.
     if (tier.embed > 0 && multi.length > 0) {
@@ -227,9 +321,10 @@ export class BuiltinLanguageModel implements LanguageModel {
       });
     }
 
-    const score = (c: Candidate) => 0.5 * c.lexical + 0.5 * c.semantic + c.bonus - 0.01 * c.sourceIndex;
+    const score = (c: Candidate) => 0.5 * c.lexical + 0.5 * c.semantic + c.bonus - 0.01 * c.sourceIndex - (isQuestion(c.text) ? this.rules.questionPenalty : 0);
     const ranked = [...candidates].sort((a, b) => score(b) - score(a));
     const best = ranked[0] as Candidate;
+    if (this.rules.abstainOnQuestion && isQuestion(best.text)) return { text: '', cited: [], support: 0 };
     const picked = [best];
     for (const candidate of ranked.slice(1)) {
       if (picked.length >= tier.sentences) break;
@@ -245,12 +340,51 @@ export class BuiltinLanguageModel implements LanguageModel {
         (relative ? resolveRelativeDate(relative, best.source.date) : undefined) ?? explicit ?? formatDay(best.source.date);
       const date = `${lead.charAt(0).toUpperCase()}${lead.slice(1)}`;
       text = concise ? date : `${date} — ${text}`;
+    } else if (kind === 'other') {
+      const focus = this.rules.focusWords > 0 ? focusSpan(best.text, new Set(questionWords), this.rules.focusWords) : undefined;
+      if (focus && concise) text = focus;
     } else {
-      const span = answerSpan(kind, best.text, questionNames);
-      if (span) text = concise ? span : `${span} — ${text}`;
+      // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
+      // to the question's words there (the name right after "signed with", not the one that asked).
+      const typed = ranked
+        .slice(0, Math.max(1, this.rules.window))
+        .map((candidate) => {
+          const span = answerSpan(kind, candidate.text, questionNames);
+          if (!span) return undefined;
+          const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
+          return { candidate, span, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
+        })
+        .filter((entry) => entry !== undefined)
+        .sort((a, b) => b.value - a.value)[0];
+      if (typed) {
+        if (typed.candidate !== best) {
+          picked.splice(0, picked.length, typed.candidate);
+          text = typed.candidate.text;
+        }
+        text = concise ? typed.span : `${typed.span} — ${text}`;
+      }
     }
     const cited = [...new Set(picked.map((candidate) => candidate.source.id))];
-    const support = Math.max(0, Math.min(1, 0.5 * best.lexical + 0.5 * best.semantic + best.bonus));
-    return { text, cited, support, promptTokens };
+    const lead = picked[0] ?? best;
+    const support = Math.max(0, Math.min(1, 0.5 * lead.lexical + 0.5 * lead.semantic + lead.bonus));
+    return { text, cited, support };
   }
+}
+
+/**
+ * The answer from the knowledge graph, when a fact matches: the answers of the leading facts (several when
+ * the question's relation holds for several, "Sarah Chen and David Kim"), citing the memories that state
+ * them. The smart tier (and a question asking two things) adds the statements. Support is the fact's
+ * confidence (the least of the leading facts').
+ */
+function factAnswer(request: AnswerRequest): { text: string; cited: string[]; support: number } | undefined {
+  const leading = (request.facts ?? []).filter((fact) => fact.primary);
+  if (leading.length === 0) return undefined;
+  const answers = [...new Set(leading.map((fact) => fact.answer))].slice(0, 3);
+  const phrase = answers.length > 1 ? `${answers.slice(0, -1).join(', ')} and ${answers[answers.length - 1]}` : (answers[0] ?? '');
+  const concise = TIERS[request.tier].spanOnly && !isCompound(request.question);
+  const statements = [...new Set(leading.map((fact) => fact.statement))].join('; ');
+  const text = concise || !statements ? phrase : `${phrase} — ${statements}.`;
+  const cited = [...new Set(leading.map((fact) => fact.sourceId))];
+  return { text, cited, support: Math.min(...leading.map((fact) => fact.confidence)) };
 }

@@ -22,7 +22,7 @@ const chatChunkSchema = z.object({
 });
 
 const SYSTEM_PROMPT =
-  'You answer questions using only the numbered memories the user gives you. Cite each memory you use with ' +
+  'You answer questions using only the known facts and the numbered memories the user gives you. Cite each memory you use (a fact names its memory) with ' +
   'its number in square brackets, like [2]. If the memories do not contain the answer, say that you do not ' +
   'have enough information. Keep names and dates exactly as written. Be brief: one to three sentences.';
 
@@ -35,7 +35,15 @@ export function answerPrompt(request: AnswerRequest): string {
       return `[${index + 1}] (${date}) ${title}${source.content.replace(/\s+/g, ' ').trim()}`;
     })
     .join('\n');
-  return `Memories:\n${memories}\n\nQuestion: ${request.question}`;
+  // The knowledge graph's matching facts, each with the number of the memory that states it, so a small model
+  // can answer from a fact and cite its memory as it cites a passage.
+  const facts = (request.facts ?? []).map((fact) => {
+    const index = request.sources.findIndex((source) => source.id === fact.sourceId);
+    const validity = [fact.validFrom ? `since ${fact.validFrom}` : '', fact.validTo ? `until ${fact.validTo}, no longer true` : ''].filter(Boolean).join(', ');
+    return `- ${fact.statement} (confidence ${fact.confidence.toFixed(2)}${validity ? `, ${validity}` : ''}${index >= 0 ? `, from [${index + 1}]` : ''})`;
+  });
+  const known = facts.length > 0 ? `Known facts:\n${facts.join('\n')}\n\n` : '';
+  return `${known}Memories:\n${memories}\n\nQuestion: ${request.question}`;
 }
 
 /** Answers through a local Ollama server's /api/chat, streaming its tokens as they come. */

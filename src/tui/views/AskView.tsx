@@ -12,7 +12,7 @@ import { useKeys } from '../hooks/use-keys.js';
 import { useModel } from '../hooks/use-model.js';
 import { useRequest } from '../hooks/use-request.js';
 import { entitiesOf, loadEntityIndex } from '../memory-entities.js';
-import { editText } from '../text-edit.js';
+import { editText, typedAndSubmitted } from '../text-edit.js';
 import type { TuiClient } from '../tui-client.js';
 import { MemoryDetail } from './MemoryDetail.js';
 import { theme } from '../theme.js';
@@ -112,6 +112,12 @@ export function AskView({ client, active, width, height, onTyping, onOpenEntity 
       const now = get();
       const shown = now.answer?.response?.sources ?? [];
       if (now.focus === 'input') {
+        const submitted = typedAndSubmitted(now.question, input, key);
+        if (submitted !== undefined) {
+          change({ question: submitted });
+          if (submitted.trim()) void ask(submitted.trim());
+          return;
+        }
         const edited = editText(now.question, input, key);
         if (edited !== undefined) change({ question: edited });
         else if (key.return && now.question.trim()) void ask(now.question.trim());

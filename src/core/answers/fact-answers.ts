@@ -1,0 +1,117 @@
+import type { AnswerFact, EntityType } from '../../providers/spec.js';
+import type { EntityRecord, FactRecord } from '../knowledge/types.js';
+import { relationsOf, type AnswerType, type QuestionAnalysis } from './question.js';
+import { findExplicitDate, formatDay } from './text.js';
+
+/** What fact answers need of the knowledge graph (KnowledgeService provides it). */
+export interface FactLookup {
+  entitiesNamed(accountId: string, names: readonly string[]): Promise<{ entity: EntityRecord; name: string }[]>;
+  factsAbout(accountId: string, entityIds: readonly string[]): Promise<FactRecord[]>;
+  entitiesByIds(accountId: string, ids: readonly string[]): Promise<EntityRecord[]>;
+}
+
+/** A fact that answers the question, with how well it matches and whether it leads the answer. */
+export interface FactMatch extends AnswerFact {
+  readonly score: number;
+  /** In the best group (same relation and named side): the built-in answerer names all of these. */
+  readonly primary: boolean;
+}
+
+/** Most matching facts handed to an answerer: more would crowd an LLM prompt with near repeats. */
+const MAX_FACTS = 5;
+
+const isoDay = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString().slice(0, 10));
+
+/** The type a fact's missing side has: an entity's type, or for a literal what its category says. */
+function sideType(fact: FactRecord, side: 'subject' | 'object', types: ReadonlyMap<string, EntityType>): AnswerType | 'other-entity' {
+  const id = side === 'subject' ? fact.subjectId : fact.objectId;
+  if (id !== null) {
+    const type = types.get(id);
+    return type === 'person' || type === 'location' || type === 'company' ? type : type === 'date' ? 'date' : 'other-entity';
+  }
+  if (fact.category === 'date') return 'date';
+  if (fact.category === 'metric') return 'quantity';
+  return 'other';
+}
+
+/**
+ * The day a fact answers "when" with: the excerpt's own wording when it holds a dated phrase ("March 2024",
+ * as the note says it; validFrom would turn it into the 1st), else validFrom, else a DATE fact's object.
+ */
+function factDate(fact: FactRecord): string | undefined {
+  const written = findExplicitDate(fact.source.excerpt);
+  if (fact.predicate === 'DATE') return written && /\d/.test(written) ? written : fact.object;
+  if (fact.validFrom === null) return undefined;
+  return written && /\d/.test(written) ? written : formatDay(fact.validFrom);
+}
+
+/**
+ * Facts of the knowledge graph that answer a question: one of its sides is an entity the question names
+ * (through names and aliases), its predicate is a relation the question asks about, and the other side is
+ * of the type asked (a person for "who"...). "When" questions take the fact's date. Superseded facts answer
+ * only questions about the past, and lead only when the question asks for an earlier state.
+ */
+export async function findFactAnswers(lookup: FactLookup, accountId: string, question: string, analysis: QuestionAnalysis): Promise<FactMatch[]> {
+  if (analysis.names.length === 0) return [];
+  const named = (await lookup.entitiesNamed(accountId, analysis.names)).filter(({ entity }) => entity.type !== 'date');
+  if (named.length === 0) return [];
+  const namedIds = new Set(named.map(({ entity }) => entity.id));
+  const facts = await lookup.factsAbout(accountId, [...namedIds]);
+  if (facts.length === 0) return [];
+  const relations = new Set([...analysis.relations, ...relationsOf(question, [...new Set(facts.map((fact) => fact.predicate))])]);
+  const candidates = facts.filter((fact) => relations.has(fact.predicate) && (fact.validTo === null || analysis.past));
+  if (candidates.length === 0) return [];
+
+  const otherIds = [...new Set(candidates.flatMap((fact) => [fact.subjectId, fact.objectId]).filter((id): id is string => id !== null && !namedIds.has(id)))];
+  const types = new Map<string, EntityType>([...named.map(({ entity }) => [entity.id, entity.type] as const)]);
+  for (const entity of await lookup.entitiesByIds(accountId, otherIds)) types.set(entity.id, entity.type);
+
+  const matches: (FactMatch & { group: string })[] = [];
+  for (const fact of candidates) {
+    const subjectNamed = namedIds.has(fact.subjectId);
+    const objectNamed = fact.objectId !== null && namedIds.has(fact.objectId);
+    if (!subjectNamed && !objectNamed) continue;
+    let answer: string | undefined;
+    let group: string;
+    if (analysis.type === 'date') {
+      answer = factDate(fact);
+      group = `${fact.predicate}|${fact.subjectId}|${fact.objectId ?? fact.object}`;
+    } else {
+      if (subjectNamed && objectNamed) continue;
+      const missing = subjectNamed ? 'object' : 'subject';
+      const type = sideType(fact, missing, types);
+      // An untyped question ("What is ...?") takes any side; a typed one only a side of that type.
+      if (analysis.type !== 'other' && type !== analysis.type) continue;
+      answer = missing === 'object' ? fact.object : fact.subject;
+      group = `${fact.predicate}|${missing}|${subjectNamed ? fact.subjectId : fact.objectId}`;
+    }
+    if (!answer) continue;
+    const superseded = fact.validTo !== null;
+    // The question's tense orders current and superseded facts; the extractor's confidence orders the rest.
+    const tense = superseded ? (analysis.earlier ? 1.1 : 0.9) : analysis.earlier ? 0.9 : 1;
+    matches.push({
+      statement: fact.statement,
+      answer,
+      confidence: fact.confidence,
+      sourceId: fact.source.documentId,
+      ...(fact.validFrom !== null ? { validFrom: isoDay(fact.validFrom) } : {}),
+      ...(superseded ? { validTo: isoDay(fact.validTo) } : {}),
+      score: fact.confidence * tense,
+      primary: false,
+      group: `${superseded ? 'past' : 'now'}|${group}`,
+    });
+  }
+  matches.sort((a, b) => b.score - a.score || a.answer.localeCompare(b.answer));
+  const best = matches[0]?.group;
+  const seen = new Set<string>();
+  return matches
+    .filter((match) => {
+      // One fact per answer: a fact stated by several memories is one fact; repeated answers add nothing.
+      const key = `${match.group}|${match.answer.toLowerCase()}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(0, MAX_FACTS)
+    .map(({ group, ...match }) => ({ ...match, primary: group === best }));
+}

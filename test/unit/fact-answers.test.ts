@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { answerConfidence } from '../../src/core/answers/answer-calibration.js';
+import { findFactAnswers, type FactLookup } from '../../src/core/answers/fact-answers.js';
+import { analyseQuestion, answerType, relationsOf } from '../../src/core/answers/question.js';
+import type { EntityRecord, FactRecord } from '../../src/core/knowledge/types.js';
+import type { EntityType } from '../../src/providers/spec.js';
+
+function entity(id: string, name: string, type: EntityType, aliases: string[] = []): EntityRecord {
+  return { id, name, type, aliases, properties: {}, mentions: 1, firstSeen: 0, lastSeen: 0, relatedDocuments: [], documents: {}, matchKeys: [] };
+}
+
+function fact(id: string, subject: EntityRecord, predicate: string, object: EntityRecord | string, extra: Partial<FactRecord> = {}): FactRecord {
+  const objectName = typeof object === 'string' ? object : object.name;
+  return {
+    id,
+    subjectId: subject.id,
+    subject: subject.name,
+    predicate,
+    object: objectName,
+    objectId: typeof object === 'string' ? null : object.id,
+    category: 'relationship',
+    statement: `${subject.name} ${predicate} ${objectName}`,
+    confidence: 0.8,
+    source: { documentId: `mem_${id}`, excerpt: `${subject.name} ${predicate} ${objectName}` },
+    extractedAt: 0,
+    validFrom: null,
+    validTo: null,
+    supersededBy: null,
+    supports: [],
+    ...extra,
+  };
+}
+
+const sarah = entity('e1', 'Sarah Chen', 'person', ['Sarah']);
+const acme = entity('e2', 'Acme Corp', 'company', ['ACME']);
+const tom = entity('e3', 'Tom Baker', 'person');
+const globex = entity('e4', 'Globex', 'company');
+const hooli = entity('e5', 'Hooli', 'company');
+const ENTITIES = [sarah, acme, tom, globex, hooli];
+const FACTS = [
+  fact('f1', sarah, 'CFO_OF', acme, { confidence: 0.9 }),
+  fact('f2', tom, 'WORKS_AT', globex, { confidence: 0.85, validFrom: Date.UTC(2024, 2, 1), source: { documentId: 'mem_f2', excerpt: 'Tom Baker joined Globex in March 2024.' } }),
+  fact('f3', tom, 'WORKS_AT', hooli, { confidence: 0.85, validTo: Date.UTC(2024, 2, 1), supersededBy: 'f2' }),
+  fact('f4', sarah, 'WORKS_AT', acme, { confidence: 0.7 }),
+];
+
+const lookup: FactLookup = {
+  async entitiesNamed(_account, names) {
+    const wanted = names.map((name) => name.toLowerCase());
+    return ENTITIES.flatMap((e) => {
+      const name = [e.name, ...e.aliases].find((alias) => wanted.includes(alias.toLowerCase()));
+      return name ? [{ entity: e, name }] : [];
+    });
+  },
+  async factsAbout(_account, ids) {
+    return FACTS.filter((f) => ids.includes(f.subjectId) || (f.objectId !== null && ids.includes(f.objectId)));
+  },
+  async entitiesByIds(_account, ids) {
+    return ENTITIES.filter((e) => ids.includes(e.id));
+  },
+};
+
+const answer = async (question: string) => findFactAnswers(lookup, 'acct', question, analyseQuestion(question));
+
+describe('question analysis', () => {
+  it('reads the answer type', () => {
+    expect(answerType('Who is the CFO of Acme Corp?')).toBe('person');
+    expect(answerType('Where does Tom live?')).toBe('location');
+    expect(answerType('When did Tom join Globex?')).toBe('date');
+    expect(answerType('Which company does Tom work for?')).toBe('company');
+    expect(answerType('How many people came?')).toBe('quantity');
+    expect(answerType('What did Sarah say?')).toBe('other');
+  });
+
+  it('reads relations from synonyms and from a predicate\'s own words', () => {
+    expect(relationsOf('Who is employed by Globex?')).toContain('WORKS_AT');
+    expect(relationsOf('Who joined Globex?')).toContain('WORKS_AT');
+    expect(relationsOf('What was the revenue of Globex?', ['REVENUE', 'CFO_OF'])).toEqual(['REVENUE']);
+    expect(relationsOf('What did Sarah say about lunch?')).toEqual([]);
+  });
+
+  it('names include the parts of a capitalised run and lower-case words', () => {
+    const { names } = analyseQuestion('Who is the CFO of Acme Corp?');
+    expect(names).toContain('Acme Corp');
+    expect(analyseQuestion('who works at globex?').names).toContain('globex');
+  });
+
+  it('tells questions about the past', () => {
+    expect(analyseQuestion('Where does Tom work?').past).toBe(false);
+    expect(analyseQuestion('Where did Tom work before?')).toMatchObject({ past: true, earlier: true });
+  });
+});
+
+describe('fact answers', () => {
+  it('answers with the missing side, through an alias, citing the fact\'s memory', async () => {
+    const [first] = await answer('Who is the CFO of ACME?');
+    expect(first).toMatchObject({ answer: 'Sarah Chen', sourceId: 'mem_f1', confidence: 0.9, primary: true });
+  });
+
+  it('takes only a side of the asked type', async () => {
+    // Sarah's facts point at a company; "where" wants a location: no fact answers.
+    expect(await answer('Where did I meet Sarah Chen?')).toEqual([]);
+    expect(await answer('Which company does Sarah Chen work at?')).toMatchObject([{ answer: 'Acme Corp' }]);
+  });
+
+  it('answers "when" with the date as the note wrote it', async () => {
+    expect((await answer('When did Tom Baker join Globex?'))[0]).toMatchObject({ answer: 'March 2024', validFrom: '2024-03-01' });
+  });
+
+  it('superseded facts answer only questions about the past, and lead when the question asks for the earlier state', async () => {
+    expect((await answer('Which company does Tom Baker work for?')).map((f) => f.answer)).toEqual(['Globex']);
+    const earlier = await answer('Which company did Tom Baker work for before?');
+    expect(earlier[0]).toMatchObject({ answer: 'Hooli', validTo: '2024-03-01', primary: true });
+    expect(earlier.find((f) => f.answer === 'Globex')?.primary).toBe(false);
+  });
+
+  it('no named entity, no relation, or no fact: no answer', async () => {
+    expect(await answer('Who is the CFO of Initech?')).toEqual([]);
+    expect(await answer('What did Sarah Chen say about lunch?')).toEqual([]);
+    expect(await answer('?')).toEqual([]);
+  });
+
+  it('a failing knowledge store fails the lookup (the ask reports it, not a wrong answer)', async () => {
+    const broken: FactLookup = { ...lookup, factsAbout: async () => Promise.reject(new Error('store down')) };
+    await expect(findFactAnswers(broken, 'acct', 'Who is the CFO of Acme Corp?', analyseQuestion('Who is the CFO of Acme Corp?'))).rejects.toThrow('store down');
+  });
+});
+
+describe('confidence calibration', () => {
+  const calibration = { facts: [[0.7, 0.6], [0.9, 0.95]] as [number, number][], passages: [] as [number, number][] };
+
+  it('maps raw through the fitted knots, flat beyond them, and keeps the order', () => {
+    expect(answerConfidence('facts', 0.5, calibration)).toBe(0.6);
+    expect(answerConfidence('facts', 0.8, calibration)).toBe(0.78);
+    expect(answerConfidence('facts', 1, calibration)).toBe(0.95);
+    const values = [0, 0.3, 0.7, 0.75, 0.85, 0.9, 1].map((raw) => answerConfidence('facts', raw, calibration));
+    expect([...values].sort((a, b) => a - b)).toEqual(values);
+  });
+
+  it('without knots for a basis, the raw measure clamped to 0-1', () => {
+    expect(answerConfidence('passages', 0.456, calibration)).toBe(0.46);
+    expect(answerConfidence('passages', 7, calibration)).toBe(1);
+    expect(answerConfidence('passages', -1, calibration)).toBe(0);
+  });
+});
