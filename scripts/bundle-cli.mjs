@@ -43,6 +43,21 @@ const result = await build({
   banner: { js: "import{createRequire as __memRequire}from'node:module';const require=__memRequire(import.meta.url);" },
   plugins: [
     {
+      // zod's `z.locales` namespace holds its ~40 translations of error messages: 260 KB of the ~450 KB of
+      // zod that every command reading a daemon response compiles. mem sets no locale (zod's English
+      // default is imported directly by its schemas), so the namespace keeps English only.
+      name: 'zod-english-only',
+      setup(pluginBuild) {
+        pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+          /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined,
+        );
+        pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
+          contents: "export { default as en } from 'zod/v4/locales/en.js';",
+          resolveDir: root,
+        }));
+      },
+    },
+    {
       name: 'shared-with-daemon',
       setup(pluginBuild) {
         pluginBuild.onResolve({ filter: /^\.{1,2}\// }, (args) => {

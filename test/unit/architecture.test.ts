@@ -92,16 +92,17 @@ describe('architecture', () => {
   });
 
   it('registering the commands loads commander and light modules only: what a command runs with loads when it runs', () => {
-    // `mem --help`, `--version` and completions load this and nothing else (issue 21): the contract and the
+    // `mem --version` loads main.ts alone; `--help` and completions load the program and nothing else: the contract and the
     // config schema (zod), the credential store (conf), the HTTP client, Ink, the MCP SDK and the importers
     // are imported by the actions that need them.
-    const closure = [...staticClosure('src/cli/main.ts')];
+    expect([...staticClosure('src/cli/main.ts')].sort()).toEqual(['node:fs', 'node:path', 'node:url', 'src/cli/main.ts', 'src/version.ts']);
+    const closure = [...staticClosure('src/cli/run-program.ts')];
     const packages = closure.filter((spec) => !spec.startsWith('src/') && !spec.startsWith('daemon/') && !spec.startsWith('node:'));
     expect(packages).toEqual(['commander']);
     const files = closure.filter((spec) => spec.startsWith('src/') || spec.startsWith('daemon/'));
     expect(files.filter((path) => path.includes('(unresolved)'))).toEqual([]);
     for (const path of files) {
-      expect(path, `src/cli/main.ts loads ${path} on start`).not.toMatch(
+      expect(path, `src/cli/run-program.ts loads ${path} on start`).not.toMatch(
         /^(daemon\/|src\/(api\/contract|client\/|config\/|tui\/|mcp\/|ingest\/|store\/|jobs\/|cli\/importers\/|cli\/commands\/config-actions))/,
       );
     }
