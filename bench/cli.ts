@@ -103,7 +103,7 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
       { label: 'mem --help', args: ['--help'], target: 1.3 },
       { label: 'mem search "Globex review"', args: ['search', 'Globex review'], target: 1.6 },
       { label: 'mem save --turbo', args: ['save', '--turbo'], target: 1.6 },
-      { label: 'mem ask "Who is Sarah?"', args: ['ask', 'Who is Sarah Chen?'] },
+      { label: 'mem ask "Who is Sarah Chen?"', args: ['ask', 'Who is Sarah Chen?'] },
       { label: 'mem __complete memories', args: ['__complete', 'memories'], target: 1.6 },
       { label: 'mem mcp (to initialize)', args: ['mcp'], target: 2, mcp: true },
     ];

@@ -92,9 +92,9 @@ describe('architecture', () => {
   });
 
   it('registering the commands loads commander and light modules only: what a command runs with loads when it runs', () => {
-    // `mem --version` loads main.ts alone; `--help` and completions load the program and nothing else: the contract and the
-    // config schema (zod), the credential store (conf), the HTTP client, Ink, the MCP SDK and the importers
-    // are imported by the actions that need them.
+    // `mem --version` loads main.ts alone; `--help` and completions load the program and no more: the
+    // contract and config schema (zod), the credential store (conf), the HTTP client, Ink, the MCP SDK and
+    // the importers are imported by the actions that need them (issue 21).
     expect([...staticClosure('src/cli/main.ts')].sort()).toEqual(['node:fs', 'node:path', 'node:url', 'src/cli/main.ts', 'src/version.ts']);
     const closure = [...staticClosure('src/cli/run-program.ts')];
     const packages = closure.filter((spec) => !spec.startsWith('src/') && !spec.startsWith('daemon/') && !spec.startsWith('node:'));
