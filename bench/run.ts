@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- --quick] [-- --only scale,locomo,scifact,ingest,overhead,query,answers,fuzz] [-- --locomo FILE] [-- --scifact DIR]`:
+ * `npm run bench [-- --quick] [-- --only scale,locomo,scifact,ingest,overhead,query,answers,fuzz,cli] [-- --locomo FILE] [-- --scifact DIR]`:
  * builds (npm does), runs the chosen benchmarks one after another (all of them; with --quick alone,
- * scale, locomo, scifact and overhead), each against its own fresh daemon,
+ * scale, locomo, scifact, overhead and cli), each against its own fresh daemon,
  * prints every figure, and writes bench/results/latest.json (machine, mem version, date, figures).
  */
 import { parseArgs } from 'node:util';
 import { runAnswers } from './answers.js';
 import { runFuzz } from './fuzz.js';
+import { runCliBench } from './cli.js';
 import { runOverhead } from './overhead.js';
 import { runIngestBench } from './ingest.js';
 import { runQueryBench } from './query.js';
@@ -16,12 +17,12 @@ import { runScifact } from './retrieval-beir.js';
 import { runScale } from './scale.js';
 import { VERSION } from '../src/version.js';
 
-const BENCHMARKS = ['scale', 'locomo', 'scifact', 'ingest', 'overhead', 'query', 'answers', 'fuzz'] as const;
+const BENCHMARKS = ['scale', 'locomo', 'scifact', 'ingest', 'overhead', 'query', 'answers', 'fuzz', 'cli'] as const;
 /**
  * `--quick` without `--only`: the benchmarks whose quick variants together finish in under 5 minutes on
  * 2 cores (the others take minutes even when quick: `--only ingest --quick` etc. runs them).
  */
-const QUICK_SET = ['scale', 'locomo', 'scifact', 'overhead'] as const;
+const QUICK_SET = ['scale', 'locomo', 'scifact', 'overhead', 'cli'] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 function isBenchName(value: string): value is BenchName {
@@ -72,6 +73,8 @@ for (const name of chosen.filter(isBenchName)) {
                 ? runIngestBench({ quick: values.quick })
                 : name === 'fuzz'
                   ? runFuzz({ quick: values.quick })
+                : name === 'cli'
+                  ? runCliBench({ quick: values.quick })
                   : runAnswers({ quick: values.quick }),
   );
   printResult(result);

@@ -114,7 +114,7 @@ function git(args: readonly string[]): string | null {
 function describeBuild(): BuildInfo {
   let builtAt: string | null = null;
   try {
-    builtAt = statSync(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')).mtime.toISOString();
+    builtAt = statSync(join(REPO_ROOT, 'dist', 'cli', 'main.js')).mtime.toISOString();
   } catch {
     // not built
   }
@@ -140,7 +140,7 @@ export function buildInfo(): BuildInfo {
  */
 export function buildSnapshot(): { readonly dir: string; readonly build: BuildInfo } {
   if (snapshot) return snapshot;
-  if (!existsSync(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'))) {
+  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first (or `npm run bench`, which builds).');
   }
   const build = describeBuild();

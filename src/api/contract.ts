@@ -4,6 +4,15 @@ import { ENTITY_TYPES, FACT_CATEGORIES } from '../providers/spec.js';
 import { AUTHOR_PATTERN, MAX_AUTHOR_CHARS } from '../core/author.js';
 import { DEFAULT_WATCH_GLOB } from '../core/watch/glob.js';
 import { jsonBytes, MAX_BULK_DELETE_IDS, MAX_FILTER_BYTES, MAX_METADATA_BYTES, MAX_TAG_CHARS, MAX_TAGS } from './limits.js';
+import {
+  ANSWER_TIERS,
+  ENTITY_SORTS,
+  HISTOGRAM_FIELDS,
+  HISTOGRAM_INTERVALS,
+  REMIND_TIMEFRAMES,
+  USAGE_BREAKDOWNS,
+  USAGE_PERIODS,
+} from './vocabulary.js';
 
 /**
  * Every request, response and error body of the Memory API, as zod schemas. The daemon validates with them
@@ -225,8 +234,7 @@ export type SearchResponse = z.infer<typeof SearchResponse>;
 // ---- query ------------------------------------------------------------------------------------------
 
 export const QUERY_FIELDS = ['id', 'title', 'content', 'description', 'author', 'tags', 'metadata', 'spaceId', 'createdAt', 'updatedAt'] as const;
-export const HISTOGRAM_FIELDS = ['createdAt', 'updatedAt'] as const;
-export const HISTOGRAM_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+export { HISTOGRAM_FIELDS, HISTOGRAM_INTERVALS };
 
 const sortDirection = z.union([z.literal(1), z.literal(-1)], {
   error: 'sort direction must be 1 (ascending) or -1 (descending)',
@@ -424,8 +432,8 @@ export type WebhookSecretResponse = z.infer<typeof WebhookSecretResponse>;
 const limitNumber = z.number().describe('-1 means unlimited.');
 
 export const UsageQuery = z.object({
-  period: z.enum(['day', 'week', 'month', 'all']).default('month'),
-  breakdown: z.enum(['endpoint', 'day', 'key']).optional(),
+  period: z.enum(USAGE_PERIODS).default('month'),
+  breakdown: z.enum(USAGE_BREAKDOWNS).optional(),
 });
 export type UsageQuery = z.input<typeof UsageQuery>;
 
@@ -589,8 +597,7 @@ export type ReindexResponse = z.infer<typeof ReindexResponse>;
 
 // ---- answers: ask, remind, turbo --------------------------------------------------------------------
 
-export const ANSWER_TIERS = ['default', 'fast', 'smart'] as const;
-export const REMIND_TIMEFRAMES = ['today', 'week', 'month', 'all'] as const;
+export { ANSWER_TIERS, REMIND_TIMEFRAMES };
 
 const requiredText = (name: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be a string`) });
@@ -705,7 +712,7 @@ export type TurboAskResponse = z.infer<typeof TurboAskResponse>;
 // ---- knowledge: entities, facts, graph ------------------------------------------------------------------
 
 export { ENTITY_TYPES, FACT_CATEGORIES };
-export const ENTITY_SORTS = ['mentions', 'name', 'recent'] as const;
+export { ENTITY_SORTS };
 
 const entityTypeParam = z.enum(ENTITY_TYPES, { error: `type must be one of ${ENTITY_TYPES.join(', ')}` });
 const knowledgeLimit = (what: string) =>

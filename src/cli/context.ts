@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
-import { readApiKey } from '../config/credentials.js';
-import { loadConfig, type LoadedConfig } from '../config/load-config.js';
-import { resolveDaemonUrl } from '../client/discovery.js';
-import { MemClient } from '../client/http-client.js';
-import { startDaemonInBackground } from './daemon-process.js';
+import type { MemClient } from '../client/http-client.js';
+import type { LoadedConfig } from '../config/load-config.js';
 import { Output } from './output.js';
+
+/*
+ * Every command module imports this one to register itself, so what it needs at run time (the config
+ * schema, the credential store, the HTTP client and the API contract with their zod schemas) is imported
+ * when a command runs, not when it is registered: `mem --help`, `--version` and completions never load them.
+ */
 
 export interface GlobalOptions {
   json?: boolean;
@@ -22,8 +25,9 @@ export function outputFor(command: Command): Output {
   return new Output({ json: Boolean(options.json), quiet: Boolean(options.quiet) });
 }
 
-export function configFor(command: Command): LoadedConfig {
+export async function configFor(command: Command): Promise<LoadedConfig> {
   const options = globals(command);
+  const { loadConfig } = await import('../config/load-config.js');
   return loadConfig({ flags: options.host ? { 'client.url': options.host } : {} });
 }
 
@@ -34,7 +38,12 @@ export function configFor(command: Command): LoadedConfig {
 export async function clientFor(command: Command): Promise<{ client: MemClient; output: Output; loaded: LoadedConfig }> {
   const options = globals(command);
   const output = outputFor(command);
-  const loaded = configFor(command);
+  const [loaded, { resolveDaemonUrl }, { readApiKey }, { MemClient }] = await Promise.all([
+    configFor(command),
+    import('../client/discovery.js'),
+    import('../config/credentials.js'),
+    import('../client/http-client.js'),
+  ]);
   let { url } = resolveDaemonUrl(loaded);
   const stored = await readApiKey(loaded.paths);
   let client = new MemClient({ baseUrl: url, apiKey: stored?.key, timeoutMs: loaded.config['client.timeoutMs'] });
@@ -45,6 +54,7 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
     );
     if (!up) {
       output.info('Starting the mem daemon...');
+      const { startDaemonInBackground } = await import('./daemon-process.js');
       url = (await startDaemonInBackground(loaded)).url;
       const key = await readApiKey(loaded.paths);
       client = new MemClient({ baseUrl: url, apiKey: key?.key, timeoutMs: loaded.config['client.timeoutMs'] });
@@ -58,7 +68,12 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
  * gives up after `timeoutMs`, because a completion must answer at once or not at all.
  */
 export async function quickClientFor(command: Command, timeoutMs: number): Promise<MemClient> {
-  const loaded = configFor(command);
+  const [loaded, { resolveDaemonUrl }, { readApiKey }, { MemClient }] = await Promise.all([
+    configFor(command),
+    import('../client/discovery.js'),
+    import('../config/credentials.js'),
+    import('../client/http-client.js'),
+  ]);
   const stored = await readApiKey(loaded.paths);
   return new MemClient({ baseUrl: resolveDaemonUrl(loaded).url, apiKey: stored?.key, timeoutMs });
 }

@@ -1,29 +1,15 @@
-import { CommanderError } from 'commander';
-import { createProgram } from './program.js';
-import { printError } from './output.js';
+import { VERSION } from '../version.js';
 
-/** The CLI entry: parses argv, runs the command, maps errors to `error[CODE]: message` and exit codes. */
+/**
+ * The CLI entry. `mem --version` (what scripts and prompts ask most) answers before commander and the
+ * command registrations load; everything else goes through the program.
+ */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
-  // `mem ... | head` closes the pipe early: that is the reader being done, not an error.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
-    throw error;
-  });
-  const program = createProgram();
-  program.exitOverride();
-  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  const json = argv.includes('--json');
-  try {
-    await program.parseAsync([...argv]);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version end through here with exit code 0.
-      process.exitCode = error.exitCode === 0 ? 0 : 2;
-      return;
-    }
-    process.exitCode = printError(error, json);
-    // Nothing may keep a failed command alive (a daemon that failed to start still has workers and
-    // timers); stdout and stderr writes are synchronous on Linux and macOS pipes, files and terminals.
-    process.exit();
+  const args = argv.slice(2);
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
   }
+  const { runProgram } = await import('./run-program.js');
+  await runProgram(argv);
 }

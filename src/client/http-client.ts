@@ -94,6 +94,7 @@ export interface GraphParams {
   readonly limit?: number | undefined;
 }
 import { isErrorCode, MemError } from '../errors.js';
+import { sendText, type TextResponse } from './http-transport.js';
 
 /** One event of a streamed answer (`MemClient.askStream`): a piece of text, then the whole response. */
 export type AskStreamEvent = { readonly type: 'delta'; readonly text: string } | { readonly type: 'done'; readonly response: AskResponse };
@@ -142,6 +143,7 @@ export interface ClientOptions {
   readonly baseUrl: string;
   readonly apiKey?: string | undefined;
   readonly timeoutMs?: number;
+  /** Every request goes through this fetch when given (tests); by default JSON routes use node:http. */
   readonly fetch?: typeof fetch;
 }
 
@@ -164,12 +166,23 @@ export class MemClient {
   private readonly apiKey: string | undefined;
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
+  private readonly customFetch: boolean;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.fetchImpl = options.fetch ?? fetch;
+    this.customFetch = options.fetch !== undefined;
+  }
+
+  /** A JSON body over node:http (see http-transport.ts), a form or a custom fetch through fetch. */
+  private async send(path: string, init: { method: string; headers: Record<string, string>; body?: string | FormData; signal: AbortSignal }): Promise<TextResponse> {
+    if (this.customFetch || (init.body !== undefined && typeof init.body !== 'string')) {
+      const response = await this.fetchImpl(this.baseUrl + path, init);
+      return { status: response.status, ok: response.ok, text: await response.text() };
+    }
+    return sendText(this.baseUrl + path, { method: init.method, headers: init.headers, body: init.body, signal: init.signal });
   }
 
   private async request<T extends z.ZodType>(
@@ -177,19 +190,18 @@ export class MemClient {
     method: string,
     path: string,
     body?: unknown,
-    options: { timeoutMs?: number; auth?: boolean } = {},
+    options: { timeoutMs?: number; auth?: boolean; form?: FormData } = {},
   ): Promise<z.infer<T>> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    const form = body instanceof FormData;
     // FormData sets its own multipart content type (with the boundary).
-    if (body !== undefined && !form) headers['content-type'] = 'application/json';
+    if (body !== undefined && !options.form) headers['content-type'] = 'application/json';
     if (options.auth !== false && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let response: Response;
+    let response: TextResponse;
     try {
-      response = await this.fetchImpl(this.baseUrl + path, {
+      response = await this.send(path, {
         method,
         headers,
-        ...(body !== undefined ? { body: form ? body : JSON.stringify(body) } : {}),
+        ...(options.form ? { body: options.form } : body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
       });
     } catch (error) {
@@ -204,7 +216,7 @@ export class MemClient {
         cause: error,
       });
     }
-    const text = await response.text();
+    const { text } = response;
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -465,7 +477,7 @@ export class MemClient {
     if (fields.tags !== undefined) form.set('tags', JSON.stringify(fields.tags));
     if (fields.metadata !== undefined) form.set('metadata', JSON.stringify(fields.metadata));
     form.set('file', new Blob([file.data], { type: file.type }), file.name);
-    return this.request(SaveSyncResponse, 'POST', '/v1/save', form);
+    return this.request(SaveSyncResponse, 'POST', '/v1/save', undefined, { form });
   }
 
   ingest(body: IngestBody & { async: false }): Promise<IngestSyncResponse>;

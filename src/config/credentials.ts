@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync } from 'node:fs';
-import Conf from 'conf';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import type Conf from 'conf';
 import type { MemPaths } from './paths.js';
 
 /**
@@ -30,12 +31,14 @@ async function keyringEntry(paths: MemPaths): Promise<KeyringEntry | null> {
   }
 }
 
-function fileStore(paths: MemPaths): Conf<{ apiKey?: string }> {
+/** conf (and the schema validator it brings) loads only to write, or to report a file it cannot read. */
+async function fileStore(paths: MemPaths): Promise<Conf<{ apiKey?: string }>> {
+  const { default: Conf } = await import('conf');
   mkdirSync(paths.configDir, { recursive: true, mode: 0o700 });
   chmodSync(paths.configDir, 0o700);
   return new Conf<{ apiKey?: string }>({
-    cwd: paths.configDir,
-    configName: 'credentials',
+    cwd: dirname(paths.credentialsFile),
+    configName: basename(paths.credentialsFile, '.json'),
     projectSuffix: '',
     configFileMode: 0o600,
     clearInvalidConfig: false,
@@ -53,8 +56,30 @@ export async function readApiKey(paths: MemPaths, env: NodeJS.ProcessEnv = proce
   const entry = await keyringEntry(paths);
   const fromKeychain = entry?.getPassword();
   if (fromKeychain) return { key: fromKeychain, source: 'keychain' };
-  const fromFile = fileStore(paths).get('apiKey');
-  return fromFile ? { key: fromFile, source: 'file' } : null;
+  const stored = readStoredKey(paths);
+  const fromFile = stored === undefined ? (await fileStore(paths)).get('apiKey') : stored;
+  return typeof fromFile === 'string' && fromFile ? { key: fromFile, source: 'file' } : null;
+}
+
+/**
+ * The key in the credentials file conf writes (plain JSON), read without loading conf: every command that
+ * talks to the daemon reads it. Null when there is no file; undefined when the file holds no key this can
+ * read (not JSON, another shape, unreadable): conf then reads it as it always did, with its own outcome.
+ */
+function readStoredKey(paths: MemPaths): string | null | undefined {
+  let text: string;
+  try {
+    text = readFileSync(paths.credentialsFile, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const key = parsed && typeof parsed === 'object' ? (parsed as { apiKey?: unknown }).apiKey : undefined;
+    return typeof key === 'string' && key ? key : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Stores the key in the keychain when it works, else in the 0600 file; returns where it went. */
@@ -68,7 +93,7 @@ export async function writeApiKey(paths: MemPaths, key: string): Promise<Exclude
       // fall through to the file
     }
   }
-  fileStore(paths).set('apiKey', key);
+  (await fileStore(paths)).set('apiKey', key);
   return 'file';
 }
 
@@ -79,5 +104,5 @@ export async function deleteApiKey(paths: MemPaths): Promise<void> {
   } catch {
     // nothing stored there
   }
-  fileStore(paths).delete('apiKey');
+  (await fileStore(paths)).delete('apiKey');
 }

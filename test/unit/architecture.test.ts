@@ -21,6 +21,35 @@ function imports(path: string): string[] {
   return [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((match) => match[1] ?? '');
 }
 
+/**
+ * What loading `path` loads: its static imports and re-exports that survive compilation (`import type` and
+ * `export type` are erased; `import()` happens only when the code runs), resolved to repository paths for
+ * relative ones and kept as written for packages.
+ */
+function staticImports(path: string): string[] {
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  const found = [...text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;'"]*?\s+from\s+)?'([^']+)'/gms)].map((match) => match[1] ?? '');
+  return found.map((spec) => {
+    if (!spec.startsWith('.')) return spec;
+    const target = posix.join(posix.dirname(path), spec).replace(/\.js$/, '');
+    return [`${target}.ts`, `${target}.tsx`].find((candidate) => all.some((file) => file.path === candidate)) ?? `${target} (unresolved)`;
+  });
+}
+
+/** Every file and package that loading `entry` loads before any of its code runs. */
+function staticClosure(entry: string): Set<string> {
+  const seen = new Set<string>([entry]);
+  const queue = [entry];
+  for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+    for (const target of staticImports(path)) {
+      if (seen.has(target)) continue;
+      seen.add(target);
+      if (target.startsWith('src/') || target.startsWith('daemon/')) queue.push(target);
+    }
+  }
+  return seen;
+}
+
 const all = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'daemon'))].map((path) => ({ path: relative(ROOT, path), imports: imports(path) }));
 
 describe('architecture', () => {
@@ -60,6 +89,27 @@ describe('architecture', () => {
     for (const file of all.filter((f) => f.path.startsWith('src/cli/'))) {
       for (const spec of file.imports) expect(spec, `${file.path} imports ${spec}`).not.toMatch(/\/(core|store|providers)\//);
     }
+  });
+
+  it('registering the commands loads commander and light modules only: what a command runs with loads when it runs', () => {
+    // `mem --version` loads main.ts alone; `--help` and completions load the program and no more: the
+    // contract and config schema (zod), the credential store (conf), the HTTP client, Ink, the MCP SDK and
+    // the importers are imported by the actions that need them (issue 21).
+    expect([...staticClosure('src/cli/main.ts')].sort()).toEqual(['node:fs', 'node:path', 'node:url', 'src/cli/main.ts', 'src/version.ts']);
+    const closure = [...staticClosure('src/cli/run-program.ts')];
+    const packages = closure.filter((spec) => !spec.startsWith('src/') && !spec.startsWith('daemon/') && !spec.startsWith('node:'));
+    expect(packages).toEqual(['commander']);
+    const files = closure.filter((spec) => spec.startsWith('src/') || spec.startsWith('daemon/'));
+    expect(files.filter((path) => path.includes('(unresolved)'))).toEqual([]);
+    for (const path of files) {
+      expect(path, `src/cli/run-program.ts loads ${path} on start`).not.toMatch(
+        /^(daemon\/|src\/(api\/contract|client\/|config\/|tui\/|mcp\/|ingest\/|store\/|jobs\/|cli\/importers\/|cli\/commands\/config-actions))/,
+      );
+    }
+    // The walk itself must see what it guards: the command modules are in, and a lazily loaded one is not.
+    expect(files).toContain('src/cli/commands/memories.ts');
+    expect(files).toContain('src/api/vocabulary.ts');
+    expect(files).not.toContain('src/cli/commands/config-actions.ts');
   });
 
   it('only config/paths.ts decides where files live', () => {

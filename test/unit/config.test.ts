@@ -84,4 +84,17 @@ describe('credentials', () => {
     await deleteApiKey(paths);
     expect(await readApiKey(paths, {})).toBeNull();
   });
+
+  it('read the file conf writes without conf, and leave a file they cannot read to conf, as before', async () => {
+    const home = temp();
+    process.env.MEM_NO_KEYCHAIN = '1';
+    const paths = resolvePaths({ MEM_HOME: home });
+    mkdirSync(paths.configDir, { recursive: true });
+    writeFileSync(paths.credentialsFile, JSON.stringify({ apiKey: 'svc_live_written_elsewhere', other: 1 }));
+    expect(await readApiKey(paths, {})).toEqual({ key: 'svc_live_written_elsewhere', source: 'file' });
+    writeFileSync(paths.credentialsFile, JSON.stringify({ apiKey: 42 }));
+    expect(await readApiKey(paths, {})).toBeNull();
+    writeFileSync(paths.credentialsFile, '{"apiKey": "svc_live_tr');
+    await expect(readApiKey(paths, {})).rejects.toThrow(/JSON/);
+  });
 });

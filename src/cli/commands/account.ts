@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { UsageQuery, type UsageResponse } from '../../api/contract.js';
+import type { UsageResponse } from '../../api/contract.js';
+import { USAGE_BREAKDOWNS, USAGE_PERIODS } from '../../api/vocabulary.js';
 import { choiceOption } from '../completion-values.js';
 import { clientFor } from '../context.js';
 import { style, table } from '../output.js';
@@ -62,8 +63,8 @@ export function registerAccountCommands(program: Command): void {
   program
     .command('usage')
     .description('Show request and storage usage of your account')
-    .addOption(choiceOption('--period <period>', 'the period counted', UsageQuery.shape.period.unwrap().options, 'month'))
-    .addOption(choiceOption('--breakdown <by>', 'requests per endpoint, day or key', UsageQuery.shape.breakdown.unwrap().options))
+    .addOption(choiceOption('--period <period>', 'the period counted', USAGE_PERIODS, 'month'))
+    .addOption(choiceOption('--breakdown <by>', 'requests per endpoint, day or key', USAGE_BREAKDOWNS))
     .addHelpText(
       'after',
       '\nExamples:\n  $ mem usage\n  $ mem usage --period week --breakdown endpoint\n  $ mem usage --period month --breakdown day --json',

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { ANSWER_TIERS, REMIND_TIMEFRAMES, type AskBody, type AskResponse } from '../../api/contract.js';
+import type { AskBody, AskResponse } from '../../api/contract.js';
+import { ANSWER_TIERS, REMIND_TIMEFRAMES } from '../../api/vocabulary.js';
 import { MemError } from '../../errors.js';
 import { choiceOption } from '../completion-values.js';
 import { clientFor } from '../context.js';

@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { readApiKey } from '../../config/credentials.js';
 import { MemError } from '../../errors.js';
 import { confirm } from '../confirm.js';
 import { clientFor, configFor, outputFor } from '../context.js';
-import { runningDaemon } from '../daemon-process.js';
 import { style } from '../output.js';
 
 const rowsOf = (tables: readonly { name: string; rows: number }[], name: string) => tables.find((table) => table.name === name)?.rows ?? 0;
@@ -50,7 +48,8 @@ Examples:
     )
     .action(async (dir: string, options: { yes?: boolean }, command: Command) => {
       const output = outputFor(command);
-      const loaded = configFor(command);
+      const loaded = await configFor(command);
+      const [{ runningDaemon }, { readApiKey }] = await Promise.all([import('../daemon-process.js'), import('../../config/credentials.js')]);
       const running = runningDaemon(loaded);
       if (running) {
         throw new MemError('VALIDATION_ERROR', `The mem daemon (pid ${running.pid}) is running on ${running.url}; a restore needs it stopped.`, {

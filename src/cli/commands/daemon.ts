@@ -1,11 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, watch } from 'node:fs';
 import type { Command } from 'commander';
-import { MemClient } from '../../client/http-client.js';
-import { readApiKey } from '../../config/credentials.js';
-import { loadConfig } from '../../config/load-config.js';
 import { MemError } from '../../errors.js';
 import { configFor, outputFor } from '../context.js';
-import { runningDaemon, startDaemonInBackground, stopDaemon } from '../daemon-process.js';
 import { rerunWithAllocatorSettings } from '../allocator.js';
 import { style, table } from '../output.js';
 
@@ -77,6 +73,7 @@ export function registerDaemonCommands(program: Command): void {
     .action(async (options: { port?: string; bind?: string }, command: Command) => {
       const output = outputFor(command);
       const bind = bindAddress(options, command);
+      const [{ loadConfig }, { runningDaemon, startDaemonInBackground }] = await Promise.all([import('../../config/load-config.js'), import('../daemon-process.js')]);
       const loaded = loadConfig({ flags: options.port ? { 'server.port': options.port } : {} });
       const already = runningDaemon(loaded);
       const run = already ?? (await startDaemonInBackground(loaded, serveFlags({ port: options.port, host: bind })));
@@ -93,7 +90,8 @@ export function registerDaemonCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ mem daemon stop')
     .action(async (_options: unknown, command: Command) => {
       const output = outputFor(command);
-      const stopped = await stopDaemon(configFor(command));
+      const { stopDaemon } = await import('../daemon-process.js');
+      const stopped = await stopDaemon(await configFor(command));
       output.result({ success: true, stopped: Boolean(stopped), pid: stopped?.pid ?? null }, () =>
         stopped ? `${style.green('Stopped')} mem daemon (pid ${stopped.pid})` : 'No mem daemon is running.',
       );
@@ -112,7 +110,7 @@ export function registerDaemonCommands(program: Command): void {
     .option('-n, --lines <n>', 'how many of the last lines', '50')
     .addHelpText('after', '\nExamples:\n  $ mem daemon logs\n  $ mem daemon logs -f')
     .action(async (options: { follow?: boolean; lines: string }, command: Command) => {
-      const loaded = configFor(command);
+      const loaded = await configFor(command);
       const raw = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
       const file = loaded.paths.logFile;
       if (!existsSync(file)) throw new MemError('NOT_FOUND', `No daemon log yet at ${file}.`, { hint: 'Start the daemon first.' });
@@ -150,7 +148,12 @@ export function registerDaemonCommands(program: Command): void {
 
 async function statusAction(command: Command): Promise<void> {
   const output = outputFor(command);
-  const loaded = configFor(command);
+  const loaded = await configFor(command);
+  const [{ runningDaemon }, { readApiKey }, { MemClient }] = await Promise.all([
+    import('../daemon-process.js'),
+    import('../../config/credentials.js'),
+    import('../../client/http-client.js'),
+  ]);
   const run = runningDaemon(loaded);
   const url = loaded.config['client.url'] || run?.url || `http://127.0.0.1:${loaded.config['server.port']}`;
   const key = await readApiKey(loaded.paths);

@@ -3,9 +3,7 @@ import { access, stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import type { HealthResponse, ProfileResponse, StatusResponse } from '../../api/contract.js';
-import { resolveDaemonUrl } from '../../client/discovery.js';
-import { MemClient } from '../../client/http-client.js';
-import { readApiKey, type StoredKey } from '../../config/credentials.js';
+import type { StoredKey } from '../../config/credentials.js';
 import type { LoadedConfig } from '../../config/load-config.js';
 import { MemError } from '../../errors.js';
 import { VERSION } from '../../version.js';
@@ -308,6 +306,11 @@ function nodeCheck(): DoctorCheck {
 }
 
 export async function runDoctor(loaded: LoadedConfig): Promise<DoctorCheck[]> {
+  const [{ resolveDaemonUrl }, { readApiKey }, { MemClient }] = await Promise.all([
+    import('../../client/discovery.js'),
+    import('../../config/credentials.js'),
+    import('../../client/http-client.js'),
+  ]);
   const { url } = resolveDaemonUrl(loaded);
   const local = isLoopback(url);
   const [health, stored, localDataDir] = await Promise.all([
@@ -391,7 +394,7 @@ Examples:
       let loaded: LoadedConfig | null = null;
       let configProblem: MemError | null = null;
       try {
-        loaded = configFor(command);
+        loaded = await configFor(command);
       } catch (error) {
         configProblem = error instanceof MemError ? error : new MemError('INTERNAL_ERROR', String(error));
       }

@@ -6,9 +6,6 @@ import type { Command } from 'commander';
 import type { ImportCounts, ImportResponse } from '../../api/contract.js';
 import type { MemClient } from '../../client/http-client.js';
 import { MemError } from '../../errors.js';
-import { chatRecords } from '../importers/chat.js';
-import { jsonRecords } from '../importers/json.js';
-import { markdownRecords } from '../importers/markdown.js';
 import type { SourcedRecord } from '../importers/record.js';
 import { clientFor } from '../context.js';
 import { parseList } from '../input.js';
@@ -203,7 +200,13 @@ Examples:
       if (format === 'mem') {
         await send(client, exportFile(path), path === '-' ? null : await countLines(path), summary, output);
       } else {
-        const read = format === 'markdown' ? markdownRecords : format === 'json' ? jsonRecords : chatRecords;
+        // The importers (and the markdown parsing they use) load for the format asked for, never to register.
+        const read =
+          format === 'markdown'
+            ? (await import('../importers/markdown.js')).markdownRecords
+            : format === 'json'
+              ? (await import('../importers/json.js')).jsonRecords
+              : (await import('../importers/chat.js')).chatRecords;
         const extraTags = parseList(options.tags) ?? [];
         const records = (await read(path)).map(({ record, origin }) => {
           const tags = Array.isArray(record.tags) ? (record.tags as unknown[]) : [];

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { readApiKey, writeApiKey } from '../../config/credentials.js';
 import { confirm } from '../confirm.js';
 import { MemError } from '../../errors.js';
 import type { MemClient } from '../../client/http-client.js';
@@ -80,6 +79,7 @@ export function registerKeyCommands(program: Command): void {
       const own = await isCliKey(client, id);
       const response = await client.regenerateKey(id);
       // The CLI's own key: keep the CLI working by storing the new value (unless it came from MEM_API_KEY).
+      const { writeApiKey } = await import('../../config/credentials.js');
       const stored = own && !process.env.MEM_API_KEY ? await writeApiKey(loaded.paths, response.data.key) : null;
       output.result({ ...response.data, storedForCli: stored !== null }, () =>
         [
@@ -120,7 +120,8 @@ export function registerKeyCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ curl -H "Authorization: Bearer $(mem token)" localhost:7373/v1/memories')
     .action(async (_options: unknown, command: Command) => {
       const output = outputFor(command);
-      const stored = await readApiKey(configFor(command).paths);
+      const { readApiKey } = await import('../../config/credentials.js');
+      const stored = await readApiKey((await configFor(command)).paths);
       if (!stored) {
         throw new MemError('UNAUTHORIZED', 'No API key is stored for the CLI.', {
           hint: 'Start the daemon once (`mem daemon start`) to create one, or set MEM_API_KEY.',

@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
-import {
-  ENTITY_SORTS,
-  ENTITY_TYPES,
-  FACT_CATEGORIES,
-  type EnrichResponse,
-  type EntitiesResponse,
-  type FactsResponse,
-  type GraphResponse,
-} from '../../api/contract.js';
+import type { EnrichResponse, EntitiesResponse, FactsResponse, GraphResponse } from '../../api/contract.js';
+import { ENTITY_SORTS, ENTITY_TYPES, FACT_CATEGORIES } from '../../api/vocabulary.js';
 import { MemError } from '../../errors.js';
 import { choiceOption, daemonArgument, daemonOption } from '../completion-values.js';
 import { clientFor } from '../context.js';

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { deleteApiKey, readApiKey, writeApiKey } from '../../config/credentials.js';
 import { MemError } from '../../errors.js';
-import { MemClient } from '../../client/http-client.js';
-import { resolveDaemonUrl } from '../../client/discovery.js';
 import { readSecret } from '../confirm.js';
 import { configFor, outputFor } from '../context.js';
 import { style } from '../output.js';
@@ -20,11 +17,16 @@ export function registerLoginCommands(program: Command): void {
     )
     .action(async (_options: unknown, command: Command) => {
       const output = outputFor(command);
-      const loaded = configFor(command);
+      const loaded = await configFor(command);
       const key = await readSecret('API key: ');
       if (!KEY_FORMAT.test(key)) {
         throw new MemError('VALIDATION_ERROR', 'That does not look like a mem API key (svc_live_... or svc_test_...).');
       }
+      const [{ resolveDaemonUrl }, { writeApiKey }, { MemClient }] = await Promise.all([
+        import('../../client/discovery.js'),
+        import('../../config/credentials.js'),
+        import('../../client/http-client.js'),
+      ]);
       const client = new MemClient({ baseUrl: resolveDaemonUrl(loaded).url, apiKey: key, timeoutMs: loaded.config['client.timeoutMs'] });
       const { profile } = await client.profile();
       const where = await writeApiKey(loaded.paths, key);
@@ -40,7 +42,8 @@ export function registerLoginCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ mem logout')
     .action(async (_options: unknown, command: Command) => {
       const output = outputFor(command);
-      const loaded = configFor(command);
+      const loaded = await configFor(command);
+      const { deleteApiKey, readApiKey } = await import('../../config/credentials.js');
       const stored = await readApiKey(loaded.paths, { ...process.env, MEM_API_KEY: '' });
       await deleteApiKey(loaded.paths);
       output.result({ loggedOut: Boolean(stored) }, () =>

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { HISTOGRAM_FIELDS, HISTOGRAM_INTERVALS, type QueryBody, type QueryResponse, type QueryResult } from '../../api/contract.js';
+import type { QueryBody, QueryResponse, QueryResult } from '../../api/contract.js';
+import { HISTOGRAM_FIELDS, HISTOGRAM_INTERVALS } from '../../api/vocabulary.js';
 import { MemError } from '../../errors.js';
 import { clientFor } from '../context.js';
 import { parseJsonObject, parseList, parseNumber } from '../input.js';

@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_WATCH_GLOB, type IngestStatusResponse, type Watch } from '../../api/contract.js';
+import type { IngestStatusResponse, Watch } from '../../api/contract.js';
+import { DEFAULT_WATCH_GLOB } from '../../api/vocabulary.js';
 import type { MemClient } from '../../client/http-client.js';
 import { MemError } from '../../errors.js';
 import { daemonArgument } from '../completion-values.js';
