@@ -132,7 +132,7 @@ _mem() {
       'mem') words='save save-status search ls get update rm query ingest jobs webhooks ask remind serve daemon status keys token usage profile users login logout entities facts graph enrich extract reindex mcp completion tui config doctor watch export import backup restore --version --json --quiet --host --start --help' ;;
       'mem save') words='--title --tags --description --space --metadata --context --author --async --turbo --file --version --json --quiet --host --start --help' ;;
       'mem save-status') words='--version --json --quiet --host --start --help' ;;
-      'mem search') words='--limit --offset --threshold --space --tags --after --before --hybrid --version --json --quiet --host --start --help' ;;
+      'mem search') words='--limit --offset --threshold --space --tags --after --before --semantic --version --json --quiet --host --start --help' ;;
       'mem ls') words='--limit --offset --space --tags --after --before --version --json --quiet --host --start --help' ;;
       'mem get') words='--version --json --quiet --host --start --help' ;;
       'mem update') words='--content --title --tags --description --space --metadata --context --author --version --json --quiet --host --start --help' ;;

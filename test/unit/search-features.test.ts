@@ -132,3 +132,18 @@ describe('candidate features', () => {
     expect(analyseQuery('globex', stats).names).toEqual([]);
   });
 });
+
+describe('search model files (search.modelFile)', () => {
+  it('read a fitted model and refuse anything else with a VALIDATION_ERROR that says what a model is', async () => {
+    const { parseSearchModel, DEFAULT_SEARCH_MODEL, calibratedScore } = await import('../../src/core/search/model.js');
+    expect(parseSearchModel(JSON.stringify(DEFAULT_SEARCH_MODEL), 'model.json')).toEqual(DEFAULT_SEARCH_MODEL);
+    for (const text of ['not json', '{}', JSON.stringify({ ...DEFAULT_SEARCH_MODEL, bias: 'high' }), JSON.stringify({ ...DEFAULT_SEARCH_MODEL, calibration: {} })]) {
+      expect(() => parseSearchModel(text, 'model.json')).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+    }
+    // Scores fall down the ranking: with the rank, with the distance to the best candidate, with the value.
+    const { calibration } = DEFAULT_SEARCH_MODEL;
+    expect(calibratedScore(calibration, 1, 2, 0)).toBeGreaterThanOrEqual(calibratedScore(calibration, 1, 2, 10));
+    expect(calibratedScore(calibration, 1, 1, 3)).toBeGreaterThanOrEqual(calibratedScore(calibration, 1, 3, 3));
+    expect(calibratedScore(calibration, 2, 3, 3)).toBeGreaterThan(calibratedScore(calibration, 1, 3, 3));
+  });
+});

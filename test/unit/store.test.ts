@@ -176,7 +176,9 @@ describe('LanceDB memory store', () => {
       const store = paced.memories('usr_paced');
       // The first write starts a pass at once (none ran yet); writes during a pass or its rest start none.
       for (let i = 0; i < 12; i++) await store.insert(memory({ content: `paced ${i}` }), [{ seq: 0, text: `paced ${i}`, vector: vec(1, i + 1, 0, 1) }]);
-      await expect.poll(() => passes.length, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(2);
+      // The second pass waits ten times the first one's duration: on a loaded machine a first pass of 2 s
+      // means 20 s of rest, so the wait is generous (it ends as soon as the pass starts).
+      await expect.poll(() => passes.length, { timeout: 80_000, interval: 20 }).toBeGreaterThanOrEqual(2);
       const [first, second] = passes as [(typeof passes)[0], (typeof passes)[0]];
       expect(first.report.durationMs).toBeGreaterThan(0);
       expect(second.startedAt).toBeGreaterThanOrEqual(first.endedAt + 10 * first.report.durationMs - 5);
@@ -185,7 +187,7 @@ describe('LanceDB memory store', () => {
       await paced.close();
       rmSync(pacedDir, { recursive: true, force: true });
     }
-  });
+  }, 100_000);
 
   it('scalar indexes, once a table is large enough, give the same answers for every filter', async () => {
     const indexDir = mkdtempSync(join(tmpdir(), 'mem-store-index-'));

@@ -10,10 +10,11 @@ import { FITTED_MODEL } from './fitted-model.js';
  *
  * 1. Ranking: a logistic model over the features of features.ts, `z = bias + w · x`; candidates are ranked
  *    by z.
- * 2. Calibration: `score = 1 / (1 + e^-(scale · z + rank · ln(1 + r) + offset))`, r being the memory's place
- *    in that ranking (0 = first). How likely a memory is to be relevant depends on how many others look as
- *    good for the same query, not only on its own features; the rank term says so, and keeps a broad query
- *    from scoring dozens of memories above the threshold.
+ * 2. Calibration: `score = 1 / (1 + e^-(scale · z + gap · (z - z1) + rank · ln(1 + r) + offset))`, z1 being
+ *    the best candidate's value and r the memory's place in the ranking (0 = first). How likely a memory is
+ *    to be relevant depends on how the others look for the same query, not only on its own features: the
+ *    gap and rank terms say so, and keep a broad query from scoring dozens of memories above the threshold,
+ *    while z itself says whether even the best candidate answers the query at all.
  */
 export interface SearchModel {
   readonly bias: number;
@@ -23,13 +24,14 @@ export interface SearchModel {
 
 export interface Calibration {
   readonly scale: number;
+  readonly gap: number;
   readonly rank: number;
   readonly offset: number;
 }
 
-/** The score of the memory ranked `rank` (0-based) with ranking logit `z`. */
-export function calibratedScore(calibration: Calibration, z: number, rank: number): number {
-  return 1 / (1 + Math.exp(-(calibration.scale * z + calibration.rank * Math.log1p(rank) + calibration.offset)));
+/** The score of the memory ranked `rank` (0-based) with ranking value `z`, the best candidate's being `top`. */
+export function calibratedScore(calibration: Calibration, z: number, top: number, rank: number): number {
+  return 1 / (1 + Math.exp(-(calibration.scale * z + calibration.gap * (z - top) + calibration.rank * Math.log1p(rank) + calibration.offset)));
 }
 
 /**
@@ -56,7 +58,7 @@ export const DEFAULT_SEARCH_MODEL: SearchModel = FITTED_MODEL;
 const ModelFile = z.object({
   bias: z.number().finite(),
   weights: z.object(Object.fromEntries(FEATURE_NAMES.map((name) => [name, z.number().finite()])) as Record<FeatureName, z.ZodNumber>),
-  calibration: z.object({ scale: z.number().finite(), rank: z.number().finite(), offset: z.number().finite() }),
+  calibration: z.object({ scale: z.number().finite(), gap: z.number().finite(), rank: z.number().finite(), offset: z.number().finite() }),
 });
 
 /** A model read from a file (the config key search.modelFile): validated, or a VALIDATION_ERROR that says what to do. */
@@ -70,7 +72,7 @@ export function parseSearchModel(text: string, origin: string): SearchModel {
   const parsed = ModelFile.safeParse(json);
   if (!parsed.success) {
     throw new MemError('VALIDATION_ERROR', `${origin} is not a search model: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`, {
-      hint: `A model is {"bias", "weights": {${FEATURE_NAMES.join(', ')}}, "calibration": {"scale", "rank", "offset"}} (numbers); set search.modelFile to "" for the built-in one.`,
+      hint: `A model is {"bias", "weights": {${FEATURE_NAMES.join(', ')}}, "calibration": {"scale", "gap", "rank", "offset"}} (numbers); set search.modelFile to "" for the built-in one.`,
     });
   }
   return parsed.data;

@@ -160,6 +160,7 @@ export class SearchEngine {
     const ordered = partial
       .map((entry) => ({ ...entry, logit: logit(this.model, entry.features) }))
       .sort((a, b) => b.logit - a.logit || (a.candidate.memoryId < b.candidate.memoryId ? -1 : 1));
+    const top = ordered[0]?.logit ?? 0;
     const ranked = ordered.map(
       (entry, rank): Scored => ({
         memoryId: entry.candidate.memoryId,
@@ -169,7 +170,7 @@ export class SearchEngine {
         features: entry.features,
         logit: entry.logit,
         rank,
-        score: calibratedScore(this.model.calibration, entry.logit, rank),
+        score: calibratedScore(this.model.calibration, entry.logit, top, rank),
         matched: matches.get(entry.candidate.memoryId)?.matched ?? [],
       }),
     );
