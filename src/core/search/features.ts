@@ -32,11 +32,11 @@ export interface Features {
   readonly keywordRank: number;
   /** Coverage of the message this memory answers (its context), when that message is a candidate too; else 0. */
   readonly promptCoverage: number;
-  /** Its similarity gap (as similarityGap), when it is a candidate; else the weakest candidate's. */
+  /** Its cosine similarity minus this memory's, when it is a candidate; else 0. */
   readonly promptSimilarityGap: number;
   /** The best coverage among the candidates that answer this memory (whose context it is); else 0. */
   readonly replyCoverage: number;
-  /** Their best similarity gap; else the weakest candidate's. */
+  /** The best of their cosine similarities minus this memory's; else 0. */
   readonly replySimilarityGap: number;
 }
 

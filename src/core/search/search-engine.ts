@@ -75,6 +75,8 @@ const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 1000;
 /** Names are weighed for the best candidates only (each is read from the store): enough for any page. */
 const NAME_WINDOW_MIN = 50;
+/** The place given to a memory that one retrieval did not return (bench/fit-search.ts searches 400 deep). */
+const UNRANKED = 400;
 const NAME_WINDOW_MAX = 400;
 
 /**
@@ -108,13 +110,13 @@ export class SearchEngine {
     const query = analyseQuery(input.query, stats);
     const level = similarityLevel(this.deps.modelId);
     const nearest = vectorHits.length > 0 ? Math.max(...vectorHits.map((hit) => hit.similarity)) : 0;
-    // A memory one retrieval did not return ranks below everything it did.
-    const unranked = Math.log1p(depth);
+    // A memory one retrieval did not return ranks below everything it did: at a fixed place, not at the
+    // request's depth, so that a limit-10 search scores as the limit-100 searches the model was fitted on.
+    const unranked = Math.log1p(UNRANKED);
     const matches = new Map<string, TextMatch>();
     for (const candidate of candidates) matches.set(candidate.memoryId, matchText(query, candidate));
     const links = linkReplies(candidates);
     const gapOf = (candidate: Candidate) => (candidate.similarity ?? floor) - nearest;
-    const weakest = floor - nearest;
     const partial = candidates.map((candidate) => {
       const match = matches.get(candidate.memoryId) ?? matchText(query, candidate);
       const link = links.get(candidate.memoryId);
@@ -133,9 +135,10 @@ export class SearchEngine {
         vectorRank: candidate.vectorRank === null ? unranked : Math.log1p(candidate.vectorRank),
         keywordRank: candidate.keywordRank === null ? unranked : Math.log1p(candidate.keywordRank),
         promptCoverage: prompt ? (matches.get(prompt.memoryId)?.coverage ?? 0) : 0,
-        promptSimilarityGap: prompt ? gapOf(prompt) : weakest,
+        // Relative to the memory's own: no neighbour is neutral (0), whatever the size of the collection.
+        promptSimilarityGap: prompt ? gapOf(prompt) - gapOf(candidate) : 0,
         replyCoverage: Math.max(0, ...replies.map((reply) => matches.get(reply.memoryId)?.coverage ?? 0)),
-        replySimilarityGap: Math.max(weakest, ...replies.map(gapOf)),
+        replySimilarityGap: replies.length > 0 ? Math.max(...replies.map(gapOf)) - gapOf(candidate) : 0,
       };
       return { candidate, similarity, features, logit: logit(this.model, features) };
     });
