@@ -69,7 +69,7 @@ const DERIVED_WEIGHTS = [0.1, 0.3];
 const MAX_PAIRED = 20;
 
 type Corpus = 'locomo' | 'scifact' | 'notes';
-type Shape = 'question' | 'claim' | 'word' | 'phrase' | 'title' | 'paraphrase';
+type Shape = 'question' | 'claim' | 'word' | 'phrase' | 'title' | 'paraphrase' | 'nonsense';
 
 interface LabelledQuery {
   readonly corpus: Corpus;
@@ -216,7 +216,7 @@ async function corpusQueries(corpus: Corpus, memories: readonly MemoryRecord[], 
 }
 
 /** Runs every query through the search engine and keeps each candidate's features and label. */
-async function dump(corpus: Corpus, loaded: Loaded, derived: number): Promise<Dumped[]> {
+async function dump(corpus: Corpus, loaded: Loaded, derived: number, shapes: ReadonlySet<string> | null): Promise<Dumped[]> {
   const config = loadConfig({ env: { ...process.env, MEM_HOME: loaded.home } });
   const embedder = new BuiltinEmbeddingModel(config.config['embedding.workers']);
   await embedder.init();
@@ -228,7 +228,7 @@ async function dump(corpus: Corpus, loaded: Loaded, derived: number): Promise<Du
   try {
     const store = storage.memories(loaded.tenant);
     const memories = await allMemories(store);
-    const queries = await corpusQueries(corpus, memories, derived);
+    const queries = (await corpusQueries(corpus, memories, derived)).filter((query) => !shapes || shapes.has(query.shape));
     const engine = new SearchEngine({
       modelId: embedder.modelId,
       embedQuery: async (text) => {
@@ -492,13 +492,15 @@ async function main(): Promise<void> {
       derived: { type: 'string', default: '300' },
       features: { type: 'string' },
       corpora: { type: 'string', default: 'locomo,scifact,notes' },
+      // Only these query shapes (to record the features of a new shape alone).
+      shapes: { type: 'string' },
       // The grid's choice of a previous run, to refit the calibration alone.
       lambda: { type: 'string' },
       'derived-weight': { type: 'string' },
     },
   });
   const derived = Number(values.derived);
-  const featuresFile = values.features ?? join(cacheRoot(), `features-${values.corpora.replaceAll(',', '-')}.json`);
+  const featuresFile = values.features ?? join(cacheRoot(), `features-${values.corpora.replaceAll(',', '-')}${values.shapes ? `-${values.shapes.replaceAll(',', '-')}` : ''}.json`);
   let all: Dumped[];
   if (values.features) {
     // Features dumped before (one file, or several joined with commas): refit without searching again.
@@ -511,7 +513,8 @@ async function main(): Promise<void> {
   } else {
     all = [];
     const corpora = values.corpora.split(',').filter((name): name is Corpus => name === 'locomo' || name === 'scifact' || name === 'notes');
-    for (const corpus of corpora) all.push(...(await dump(corpus, await loadCorpus(corpus, values.reload), derived)));
+    const shapes = values.shapes ? new Set(values.shapes.split(',')) : null;
+    for (const corpus of corpora) all.push(...(await dump(corpus, await loadCorpus(corpus, values.reload), derived, shapes)));
     mkdirSync(cacheRoot(), { recursive: true });
     writeFileSync(featuresFile, JSON.stringify(all.map((entry) => ({ ...entry, query: { ...entry.query, relevant: [...entry.query.relevant] } }))));
     process.stderr.write(`  features of ${all.length} queries written to ${featuresFile}\n`);

@@ -21,7 +21,7 @@ export interface DerivableItem {
 }
 
 export interface DerivedQuery {
-  readonly shape: 'word' | 'phrase';
+  readonly shape: 'word' | 'phrase' | 'nonsense';
   readonly fold: string;
   readonly text: string;
   readonly spaceId: string;
@@ -59,6 +59,20 @@ export function derivedQueries(items: readonly DerivableItem[], count: number, s
     const terms = termSequence(phrase.join(' '));
     if (phrase.length < length || terms.length < 2) continue;
     out.push({ shape: 'phrase', fold: item.fold, text: phrase.join(' '), spaceId: item.spaceId, relevant: holders(item.spaceId, terms) });
+    made += 1;
+  }
+  // Made-up words (one to three of them) that no item holds: nothing answers them, so a search should
+  // return nothing at the default threshold rather than its nearest guesses.
+  const consonants = 'bdfgklmnprstvz';
+  const vowels = 'aeiou';
+  const letter = (from: string) => from[Math.floor(random() * from.length)] ?? 'a';
+  const madeUp = () => Array.from({ length: 3 + Math.floor(random() * 2) }, () => letter(consonants) + letter(vowels)).join('') + letter(consonants);
+  for (let guard = 0, made = 0; made < Math.ceil(count / 3) && guard < count * 50; guard++) {
+    const item = pick(items);
+    if (!item) break;
+    const words = Array.from({ length: 1 + Math.floor(random() * 3) }, madeUp);
+    if (words.some((word) => (frequency.get(termSequence(word)[0] ?? '') ?? 0) > 0)) continue;
+    out.push({ shape: 'nonsense', fold: item.fold, text: words.join(' '), spaceId: item.spaceId, relevant: new Set() });
     made += 1;
   }
   return out;

@@ -66,7 +66,6 @@ describe('memory author', () => {
   it('ranks the named author first in hybrid search, without touching memories of no author or queries that name no author', async () => {
     const top = await search({ query: 'What did Caroline do yesterday?', hybrid: true });
     expect(top[0]?.id).toBe(ids.caroline);
-    expect(top.map((result) => result.id).indexOf(ids.melanie as string)).toBe(2);
 
     const melanieFirst = await search({ query: 'What did Melanie do yesterday?', hybrid: true });
     expect(melanieFirst[0]?.id).toBe(ids.melanie);

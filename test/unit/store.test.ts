@@ -174,15 +174,21 @@ describe('LanceDB memory store', () => {
     };
     try {
       const store = paced.memories('usr_paced');
-      // The first write starts a pass at once (none ran yet); writes during a pass or its rest start none.
-      for (let i = 0; i < 12; i++) await store.insert(memory({ content: `paced ${i}` }), [{ seq: 0, text: `paced ${i}`, vector: vec(1, i + 1, 0, 1) }]);
-      // The second pass waits ten times the first one's duration: on a loaded machine a first pass of 2 s
-      // means 20 s of rest, so the wait is generous (it ends as soon as the pass starts).
-      await expect.poll(() => passes.length, { timeout: 80_000, interval: 20 }).toBeGreaterThanOrEqual(2);
+      // The first write starts a pass at once (none ran yet); writes during a pass or its rest start none, so
+      // writes go on (one every 50 ms) until a write after the rest has started the second pass. On a loaded
+      // machine a first pass of 2 s means 20 s of rest: the loop is bounded by time, not by a count.
+      let written = 0;
+      const deadline = Date.now() + 80_000;
+      while (passes.length < 2 && Date.now() < deadline) {
+        await store.insert(memory({ content: `paced ${written}` }), [{ seq: 0, text: `paced ${written}`, vector: vec(1, written + 1, 0, 1) }]);
+        written += 1;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(passes.length).toBeGreaterThanOrEqual(2);
       const [first, second] = passes as [(typeof passes)[0], (typeof passes)[0]];
       expect(first.report.durationMs).toBeGreaterThan(0);
       expect(second.startedAt).toBeGreaterThanOrEqual(first.endedAt + 10 * first.report.durationMs - 5);
-      expect(await store.count()).toBe(12);
+      expect(await store.count()).toBe(written);
     } finally {
       await paced.close();
       rmSync(pacedDir, { recursive: true, force: true });
