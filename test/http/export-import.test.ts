@@ -232,8 +232,12 @@ describe('export -> import into a fresh data dir -> export: a lossless round tri
       a.request({ method: 'POST', url: '/v1/search', payload: query }),
       b.request({ method: 'POST', url: '/v1/search', payload: query }),
     ]);
-    const ids = (response: { json: <T>() => T }) => response.json<SearchResponse>().results.map((result) => [result.id, result.score]);
-    expect(ids(y)).toEqual(ids(x));
+    // The same memories in the same order; the scores agree to 0.01: the keyword half's BM25 depends on
+    // whether LanceDB's full-text index already holds a row or still searches it flat, which a fresh
+    // import and a store that grew save by save need not share.
+    const results = (response: { json: <T>() => T }) => response.json<SearchResponse>().results;
+    expect(results(y).map((result) => result.id)).toEqual(results(x).map((result) => result.id));
+    results(y).forEach((result, i) => expect(Math.abs(result.score - (results(x)[i]?.score ?? Number.NaN))).toBeLessThan(0.01));
     const facts = (await b.request({ method: 'GET', url: '/v1/facts?entity=Sarah%20Chen&includeSuperseded=true' })).json<FactsResponse>();
     expect(facts).toEqual(sarahFacts);
     expect(facts.facts.some((fact) => fact.validTo !== null && fact.supersededBy !== null)).toBe(true);
