@@ -277,7 +277,7 @@ function rankingSamples(dumped: readonly Dumped[], derivedWeight: number): Sampl
   for (const { query, candidates } of dumped) {
     const relevant = candidates.filter((candidate) => candidate.label === 1).slice(0, MAX_PAIRED);
     // An even sample of the others (every k-th): choosing the hardest ones instead teaches the model that a
-    // high retrieval rank means irrelevant (LoCoMo held-out nDCG@10 0.62 -> 0.47).
+    // high retrieval rank means irrelevant (bench/README.md, "Search model").
     const negatives = candidates.filter((candidate) => candidate.label === 0);
     const stride = Math.max(1, Math.ceil(negatives.length / MAX_PAIRED));
     const others = negatives.filter((_, index) => index % stride === 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText, embedPassages, MAX_CONTEXT_WORDS, memoryPassages, passageVector, splitSentences, TARGET_WORDS } from '../../src/core/chunking.js';
 import { isId, newId, ulid } from '../../src/core/ids.js';
-import { calibrate, hybridRaw, scoringFor } from '../../src/core/scoring.js';
+import { calibrate, scoringFor } from '../../src/core/scoring.js';
 
 describe('ids', () => {
   it('are prefixed, 26-char ULIDs that sort by time', () => {
@@ -114,7 +114,7 @@ describe('scoring', () => {
   const scoring = scoringFor('builtin/use-lite');
 
   it('maps raw values monotonically into 0-1 with 0.5 at the midpoint', () => {
-    for (const calibration of [scoring.semantic, scoring.hybrid]) {
+    for (const calibration of [scoring.semantic]) {
       expect(calibrate(calibration.midpoint, calibration)).toBeCloseTo(0.5);
       let previous = -1;
       for (let raw = -1; raw <= 3; raw += 0.05) {
@@ -124,14 +124,6 @@ describe('scoring', () => {
         expect(score).toBeLessThanOrEqual(1);
         previous = score;
       }
-    }
-  });
-
-  it('hybrid evidence only adds to similarity, and more keyword evidence never lowers a score', () => {
-    for (const similarity of [0, 0.3, 0.6]) {
-      expect(hybridRaw(similarity, 0, scoring)).toBe(similarity);
-      expect(hybridRaw(similarity, -3, scoring)).toBe(similarity);
-      expect(hybridRaw(similarity, 10, scoring)).toBeGreaterThan(hybridRaw(similarity, 5, scoring));
     }
   });
 

@@ -45,6 +45,11 @@ export function linkReplies(candidates: readonly Candidate[]): Map<string, { pro
   return links;
 }
 
+/** A candidate seen first in `hit`, before either retrieval's own signals are filled in. */
+function fresh(hit: { readonly memoryId: string; readonly seq: number; readonly text: string }): Candidate {
+  return { memoryId: hit.memoryId, seq: hit.seq, similarity: null, bm25: 0, texts: new Set([hit.text]), vectorRank: null, keywordRank: null };
+}
+
 /** One candidate per memory, in first-seen order (vector hits first). */
 export function mergeHits(vectorHits: readonly VectorHit[], keywordHits: readonly KeywordHit[]): Candidate[] {
   const byMemory = new Map<string, Candidate>();
@@ -53,15 +58,7 @@ export function mergeHits(vectorHits: readonly VectorHit[], keywordHits: readonl
   for (const hit of vectorHits) {
     const entry = byMemory.get(hit.memoryId);
     if (!entry) {
-      byMemory.set(hit.memoryId, {
-        memoryId: hit.memoryId,
-        seq: hit.seq,
-        similarity: hit.similarity,
-        bm25: 0,
-        texts: new Set([hit.text]),
-        vectorRank: vectorRank++,
-        keywordRank: null,
-      });
+      byMemory.set(hit.memoryId, { ...fresh(hit), similarity: hit.similarity, vectorRank: vectorRank++ });
       continue;
     }
     entry.texts.add(hit.text);
@@ -74,15 +71,7 @@ export function mergeHits(vectorHits: readonly VectorHit[], keywordHits: readonl
   for (const hit of keywordHits) {
     const entry = byMemory.get(hit.memoryId);
     if (!entry) {
-      byMemory.set(hit.memoryId, {
-        memoryId: hit.memoryId,
-        seq: hit.seq,
-        similarity: null,
-        bm25: hit.score,
-        texts: new Set([hit.text]),
-        vectorRank: null,
-        keywordRank: keywordRank++,
-      });
+      byMemory.set(hit.memoryId, { ...fresh(hit), bm25: hit.score, keywordRank: keywordRank++ });
       continue;
     }
     entry.texts.add(hit.text);

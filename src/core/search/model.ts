@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MemError } from '../../errors.js';
+import { scoringFor } from '../scoring.js';
 import { FEATURE_NAMES, type FeatureName, type Features } from './features.js';
 import { FITTED_MODEL } from './fitted-model.js';
 
@@ -35,16 +36,13 @@ export function calibratedScore(calibration: Calibration, z: number, top: number
 }
 
 /**
- * Cosine similarity an embedder gives unrelated text on average, subtracted from the similarity feature so
- * that a model fitted with one embedder means roughly the same with another. The built-in embedder's level
- * is the one the weights were fitted with; other models (Ollama's) get the typical level of modern sentence
- * embedders, so their scores are approximate.
+ * The similarity below which an embedder's passages are not related (its semantic calibration's midpoint,
+ * scoring.ts), subtracted from the similarity feature so that a model fitted with one embedder means
+ * roughly the same with another. The weights were fitted with the built-in embedder's level; other models
+ * (Ollama's) get the typical level of modern sentence embedders, so their scores are approximate.
  */
-const SIMILARITY_LEVEL: Readonly<Record<string, number>> = { 'builtin/use-lite': 0.42 };
-const DEFAULT_SIMILARITY_LEVEL = 0.55;
-
 export function similarityLevel(modelId: string): number {
-  return SIMILARITY_LEVEL[modelId] ?? DEFAULT_SIMILARITY_LEVEL;
+  return scoringFor(modelId).semantic.midpoint;
 }
 
 export function logit(model: SearchModel, features: Features): number {
