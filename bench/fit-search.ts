@@ -29,14 +29,14 @@
  * The regularisation strength is chosen by the same cross-validation (the mean held-out nDCG@10 of both
  * sets), from a fixed grid.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load-config.js';
 import type { MemoryStore } from '../src/core/ports.js';
-import { FEATURE_NAMES, type Features } from '../src/core/search/features.js';
-import { calibratedScore, logit, type SearchModel } from '../src/core/search/model.js';
+import { FEATURE_NAMES, packSimilarity, type FeatureName, type Features } from '../src/core/search/features.js';
+import { CALIBRATION_INPUT_NAMES, CALIBRATION_INPUTS, calibratedScore, logit, type CalibrationInput, type SearchModel } from '../src/core/search/model.js';
 import { SearchEngine } from '../src/core/search/search-engine.js';
 import { termSequence, tokens, isStopword } from '../src/core/search/terms.js';
 import type { MemoryRecord } from '../src/core/types.js';
@@ -58,6 +58,7 @@ const SEED = 20261124;
 const LOCOMO_FILE = join(SHARED_DIR, 'data', 'locomo-dev.json');
 const SCIFACT_DIR = join(SHARED_DIR, 'data', 'scifact');
 const SCIFACT_FOLDS = 5;
+const NOTES_FOLDS = 4;
 const INGEST_BATCH = 100;
 /** Candidates per query as the API ranks them for a limit-100 search. */
 const LIMIT = 100;
@@ -167,12 +168,15 @@ function derived_(corpus: Corpus, memories: readonly MemoryRecord[], count: numb
 async function corpusQueries(corpus: Corpus, memories: readonly MemoryRecord[], derived: number): Promise<LabelledQuery[]> {
   if (corpus === 'notes') {
     const byFragment = (fragment: string) => memories.find((memory) => memory.content.includes(fragment))?.id;
-    const paraphrases = EVERYDAY_PARAPHRASES.map(([text, fragment]): LabelledQuery => {
+    // Folds by query: the paraphrases are the only queries of their shape, so a fold of its own would leave
+    // the model fitted without any.
+    const paraphrases = EVERYDAY_PARAPHRASES.map(([text, fragment], index): LabelledQuery => {
       const id = byFragment(fragment);
       if (!id) throw new Error(`no note holds "${fragment}"`);
-      return { corpus, shape: 'paraphrase', fold: 'notes', text, spaceId: '', relevant: new Set([id]) };
+      return { corpus, shape: 'paraphrase', fold: String(index % NOTES_FOLDS), text, spaceId: '', relevant: new Set([id]) };
     });
-    return [...paraphrases, ...derived_(corpus, memories, Math.min(derived, 20), () => 'notes')];
+    const noteFold = new Map(memories.map((memory, index) => [memory.id, String(index % NOTES_FOLDS)]));
+    return [...paraphrases, ...derived_(corpus, memories, Math.min(derived, 20), (memory) => noteFold.get(memory.id) ?? '0')];
   }
   if (corpus === 'locomo') {
     const samples: LocomoSample[] = LocomoFile.parse(JSON.parse(readFileSync(LOCOMO_FILE, 'utf8')));
@@ -302,14 +306,26 @@ function toWeights(fitted: { bias: number; weights: number[] }): Weights {
 }
 
 /** Each candidate of a query with its ranking logit and place, best first (as SearchEngine.rank orders them). */
-function ranked(weights: Weights, entry: Dumped): { id: string; z: number; rank: number; label: 0 | 1 }[] {
+function ranked(weights: Weights, entry: Dumped): { id: string; z: number; rank: number; label: 0 | 1; features: Features }[] {
   return entry.candidates
-    .map((candidate) => ({ id: candidate.id, z: logit({ ...weights, calibration: IDENTITY }, candidate.features), label: candidate.label }))
+    .map((candidate) => ({ id: candidate.id, z: logit({ ...weights, calibration: IDENTITY }, candidate.features), label: candidate.label, features: candidate.features }))
     .sort((a, b) => b.z - a.z || (a.id < b.id ? -1 : 1))
     .map((candidate, rank) => ({ ...candidate, rank }));
 }
 
 const IDENTITY = { scale: 1, gap: 0, rank: 0, offset: 0 };
+
+/**
+ * Shapes whose judgements are incomplete (LoCoMo's evidence lists one or two turns where a person would call
+ * several relevant; SciFact judged a few abstracts per claim): their relevant candidates weigh more in the
+ * calibration. The other shapes' labels are complete (every memory holding the words; the one note a
+ * paraphrase means; nothing for a made-up word) and weigh as they are.
+ */
+const INCOMPLETE: ReadonlySet<Shape> = new Set(['question', 'claim']);
+
+/** The calibration's inputs besides the ranking value (model.ts; --calibration-inputs to try fewer). */
+let CALIBRATION_FEATURES: CalibrationInput[] = [...CALIBRATION_INPUT_NAMES];
+let BALANCE_SHAPES = false;
 
 /**
  * Stage 2: `score = σ(scale · z + rank · ln(1 + r) + offset)` fitted on the ranked candidates of every query
@@ -319,17 +335,34 @@ const IDENTITY = { scale: 1, gap: 0, rank: 0, offset: 0 };
  */
 function fitCalibration(weights: Weights, dumped: readonly Dumped[], positiveWeight: number): SearchModel['calibration'] {
   const samples: Sample[] = [];
+  // Every query shape weighs the same (each of its queries 1 / its count): the score must mean the same for
+  // a paraphrase as for a question, however many of each the corpora give.
+  const perShape = new Map<Shape, number>();
+  for (const entry of dumped) perShape.set(entry.query.shape, (perShape.get(entry.query.shape) ?? 0) + 1);
   for (const entry of dumped) {
+    const share = BALANCE_SHAPES ? 1000 / (perShape.get(entry.query.shape) ?? 1) : 1;
     const list = ranked(weights, entry).slice(0, LIMIT);
     const top = list[0]?.z ?? 0;
     for (const candidate of list) {
-      samples.push({ x: [candidate.z, candidate.z - top, Math.log1p(candidate.rank)], y: candidate.label, weight: (candidate.label ? positiveWeight : 1) / list.length });
+      samples.push({ x: [candidate.z, candidate.z - top, Math.log1p(candidate.rank), ...CALIBRATION_FEATURES.map((name) => CALIBRATION_INPUTS[name](candidate.features))], y: candidate.label, weight: (share * (candidate.label && INCOMPLETE.has(entry.query.shape) ? positiveWeight : 1)) / list.length });
     }
   }
-  const fitted = fitLogistic(samples, 1e-6);
-  // Scores must fall down the ranking (a search keeps the ranking's order): no negative weight on z or the
-  // gap, no positive one on the rank.
-  return { scale: Math.max(0, fitted.weights[0] ?? 1), gap: Math.max(0, fitted.weights[1] ?? 0), rank: Math.min(0, fitted.weights[2] ?? 0), offset: fitted.bias };
+  // The ranking value, its gap to the best and the place should not say "more likely" of a worse place: a
+  // weight of the wrong sign (a collinearity artefact) is dropped and the others fitted again without it.
+  const sign = [1, 1, -1];
+  let kept = [0, 1, 2];
+  for (;;) {
+    const columns = [...kept, ...CALIBRATION_FEATURES.map((_, i) => 3 + i)];
+    const fitted = fitLogistic(samples.map((sample) => ({ ...sample, x: columns.map((c) => sample.x[c] ?? 0) })), 1e-6);
+    const weightOf = (column: number) => (columns.includes(column) ? (fitted.weights[columns.indexOf(column)] ?? 0) : 0);
+    const wrong = kept.filter((column) => weightOf(column) * (sign[column] ?? 1) < 0);
+    if (wrong.length > 0) {
+      kept = kept.filter((column) => !wrong.includes(column));
+      continue;
+    }
+    const features = Object.fromEntries(CALIBRATION_FEATURES.map((name, i) => [name, weightOf(3 + i)]));
+    return { scale: weightOf(0), gap: weightOf(1), rank: weightOf(2), offset: fitted.bias, features };
+  }
 }
 
 interface Settings {
@@ -338,17 +371,28 @@ interface Settings {
   readonly positiveWeight: number;
 }
 
-/** Stage-1 fits by training set and settings: the calibration's grid refits only stage 2. */
+/**
+ * Stage-1 fits by training set and settings: the calibration's grid refits only stage 2. Kept on disk too
+ * (keyed by the recorded features' files and the feature names), so that a calibration experiment on the
+ * same recordings does not refit the ranking stage of every fold again.
+ */
 const rankingCache = new Map<string, Weights>();
+let rankingCacheFile: string | null = null;
+let rankingCacheKey = '';
+
+function rankingCacheRead(): Record<string, Weights> {
+  return rankingCacheFile && existsSync(rankingCacheFile) ? (JSON.parse(readFileSync(rankingCacheFile, 'utf8')) as Record<string, Weights>) : {};
+}
 
 function fitModel(dumped: readonly Dumped[], settings: Settings, key: string): SearchModel {
-  const cacheKey = `${key}|${settings.lambda}|${settings.derivedWeight}`;
-  let weights = rankingCache.get(cacheKey);
+  const cacheKey = `${rankingCacheKey}|${key}|${settings.lambda}|${settings.derivedWeight}`;
+  let weights = rankingCache.get(cacheKey) ?? rankingCacheRead()[cacheKey];
   if (!weights) {
     // The pairwise fit's bias is meaningless (the order is all it learns): the calibration sets the level.
     weights = { ...toWeights(fitLogistic(rankingSamples(dumped, settings.derivedWeight), settings.lambda)), bias: 0 };
-    rankingCache.set(cacheKey, weights);
+    if (rankingCacheFile) writeFileSync(rankingCacheFile, JSON.stringify({ ...rankingCacheRead(), [cacheKey]: weights }));
   }
+  rankingCache.set(cacheKey, weights);
   return { ...weights, calibration: fitCalibration(weights, dumped, settings.positiveWeight) };
 }
 
@@ -377,9 +421,11 @@ interface Evaluated {
 
 function evaluate(model: SearchModel, dumped: readonly Dumped[]): Evaluated[] {
   return dumped.map((entry) => {
-    const list = ranked(model, entry)
+    const scored = ranked(model, entry)
       .slice(0, LIMIT)
-      .map((candidate, _, list) => ({ ...candidate, score: calibratedScore(model.calibration, candidate.z, list[0]?.z ?? 0, candidate.rank) }));
+      .map((candidate, _, list) => ({ ...candidate, score: calibratedScore(model.calibration, candidate.z, list[0]?.z ?? 0, candidate.rank, candidate.features) }));
+    // As SearchEngine.rank: the score orders the results.
+    const list = [...scored].sort((a, b) => b.score - a.score || a.rank - b.rank);
     const top = list.slice(0, 10).filter((candidate) => entry.query.relevant.has(candidate.id));
     return {
       query: entry.query,
@@ -399,8 +445,17 @@ interface FoldFigure {
   readonly queries: number;
 }
 
+const crossValidated = new Map<string, ReturnType<typeof crossValidateOnce>>();
+
 /** Every query scored by a model fitted without its fold (every other query of every corpus included). */
 function crossValidate(all: readonly Dumped[], settings: Settings) {
+  const key = JSON.stringify(settings);
+  let result = crossValidated.get(key);
+  if (!result) crossValidated.set(key, (result = crossValidateOnce(all, settings)));
+  return result;
+}
+
+function crossValidateOnce(all: readonly Dumped[], settings: Settings) {
   const folds: FoldFigure[] = [];
   const heldOut: Evaluated[] = [];
   const models = new Map<string, SearchModel>();
@@ -464,6 +519,7 @@ function writeModel(model: SearchModel, note: string): void {
   const n = (value: number) => Math.round(value * 10_000) / 10_000;
   const weights = FEATURE_NAMES.map((name) => `    ${name}: ${n(model.weights[name])},`).join('\n');
   const { scale, gap, rank, offset } = model.calibration;
+  const inputs = Object.entries(model.calibration.features ?? {}).map(([name, weight]) => `${name}: ${n(weight)}`).join(', ');
   const text = `// Written by bench/fit-search.ts (${note}): do not edit by hand; re-run the script.
 import type { SearchModel } from './model.js';
 
@@ -472,7 +528,7 @@ export const FITTED_MODEL: SearchModel = {
   weights: {
 ${weights}
   },
-  calibration: { scale: ${n(scale)}, gap: ${n(gap)}, rank: ${n(rank)}, offset: ${n(offset)} },
+  calibration: { scale: ${n(scale)}, gap: ${n(gap)}, rank: ${n(rank)}, offset: ${n(offset)}, features: { ${inputs} } },
 };
 `;
   writeFileSync(join(REPO_ROOT, 'src', 'core', 'search', 'fitted-model.ts'), text);
@@ -482,6 +538,48 @@ ${weights}
 function meetsTargets(table: readonly ShapeFigures[]): boolean {
   const questions = table.find((row) => row.shape === 'locomo/question');
   return questions !== undefined && questions.relevantTop10Kept >= 0.9 && questions.meanResultsKept <= 15;
+}
+
+/**
+ * The held-out figures again, through the API: a daemon on each kept corpus (the data the features were
+ * recorded on) started with a fold's model (MEM_SEARCH_MODEL_FILE), and that fold's judged queries sent as a
+ * client would (limit 10, threshold 0; the default depth of a limit-10 search, not the 100 of the recording).
+ */
+async function heldOutThroughApi(all: readonly Dumped[], foldDir: string): Promise<FoldFigure[]> {
+  const out: FoldFigure[] = [];
+  for (const corpus of ['locomo', 'scifact'] as const) {
+    const queries = all.filter((entry) => entry.query.corpus === corpus && JUDGED.has(entry.query.shape)).map((entry) => entry.query);
+    if (queries.length === 0) continue;
+    const loaded = await loadCorpus(corpus, false);
+    const daemon = await startDaemon({ from: loaded.home, timeoutMs: 600_000 });
+    try {
+      for (const fold of [...new Set(queries.map((query) => query.fold))].sort()) {
+        await daemon.restart({ MEM_SEARCH_MODEL_FILE: join(foldDir, `${corpus}-${fold}.json`) });
+        const held = queries.filter((query) => query.fold === fold);
+        const bar = progress(`HTTP ${corpus} ${fold}`, held.length);
+        const scores: number[] = [];
+        for (const query of held) {
+          const answer = await daemon.client.search({ query: query.text, limit: 10, threshold: 0, ...(query.spaceId ? { spaceId: query.spaceId } : {}) });
+          scores.push(ndcg10(answer.results.map((result) => result.id), query.relevant));
+          bar.tick();
+        }
+        bar.done();
+        out.push({ corpus, fold, ndcg10: mean(scores), queries: held.length });
+      }
+    } finally {
+      await daemon.stop();
+    }
+  }
+  return out;
+}
+
+/** Features added after a recording was made, computed from the recorded ones as the engine computes them. */
+function backfill(all: Dumped[]): void {
+  for (const entry of all) {
+    if (entry.candidates.every((candidate) => candidate.features.similarityLift !== undefined)) continue;
+    const pack = packSimilarity(entry.candidates.map((candidate) => candidate.features.similarity));
+    for (const candidate of entry.candidates) (candidate as { features: Features }).features = { ...candidate.features, similarityLift: candidate.features.similarity - pack };
+  }
 }
 
 async function main(): Promise<void> {
@@ -497,8 +595,17 @@ async function main(): Promise<void> {
       // The grid's choice of a previous run, to refit the calibration alone.
       lambda: { type: 'string' },
       'derived-weight': { type: 'string' },
+      'calibration-inputs': { type: 'string' },
+      'balance-shapes': { type: 'boolean', default: false },
+      'positive-weight': { type: 'string' },
+      // Also score the held-out folds through the HTTP API: a daemon on the kept corpus with each fold's model.
+      http: { type: 'boolean', default: false },
     },
   });
+  BALANCE_SHAPES = values['balance-shapes'];
+  if (values['calibration-inputs'] !== undefined) {
+    CALIBRATION_FEATURES = values['calibration-inputs'].split(',').filter((name): name is CalibrationInput => (CALIBRATION_INPUT_NAMES as readonly string[]).includes(name));
+  }
   const derived = Number(values.derived);
   const featuresFile = values.features ?? join(cacheRoot(), `features-${values.corpora.replaceAll(',', '-')}${values.shapes ? `-${values.shapes.replaceAll(',', '-')}` : ''}.json`);
   let all: Dumped[];
@@ -510,6 +617,9 @@ async function main(): Promise<void> {
         query: { ...entry.query, relevant: new Set(entry.query.relevant) },
       })),
     );
+    backfill(all);
+    rankingCacheFile = join(cacheRoot(), 'ranking-stage.json');
+    rankingCacheKey = [...values.features.split(',').map((file) => `${file}@${statSync(file).mtimeMs}`), FEATURE_NAMES.join('+')].join(',');
   } else {
     all = [];
     const corpora = values.corpora.split(',').filter((name): name is Corpus => name === 'locomo' || name === 'scifact' || name === 'notes');
@@ -529,7 +639,7 @@ async function main(): Promise<void> {
   const derivedWeights = values['derived-weight'] ? [Number(values['derived-weight'])] : DERIVED_WEIGHTS;
   for (const lambda of lambdas) {
     for (const derivedWeight of derivedWeights) {
-      const candidate = { lambda, derivedWeight, positiveWeight: 1 };
+      const candidate = { lambda, derivedWeight, positiveWeight: values['positive-weight'] ? Number(values['positive-weight']) : 1 };
       const { folds } = crossValidate(all, candidate);
       const byCorpus = (corpus: Corpus) => mean(folds.filter((fold) => fold.corpus === corpus).map((fold) => fold.ndcg10));
       const [locomo, scifact] = [byCorpus('locomo'), byCorpus('scifact')];
@@ -543,7 +653,7 @@ async function main(): Promise<void> {
   //    held-out folds (the largest tried when none does).
   report.positiveWeights = {};
   let chosen = POSITIVE_WEIGHTS[POSITIVE_WEIGHTS.length - 1] ?? 1;
-  for (const positiveWeight of POSITIVE_WEIGHTS) {
+  for (const positiveWeight of values['positive-weight'] ? [Number(values['positive-weight'])] : POSITIVE_WEIGHTS) {
     const table = calibrationTable(crossValidate(all, { ...settings, positiveWeight }).heldOut);
     const questions = table.find((row) => row.shape === 'locomo/question');
     (report.positiveWeights as Record<string, unknown>)[String(positiveWeight)] = questions;
@@ -567,6 +677,12 @@ async function main(): Promise<void> {
   console.log(`  LoCoMo by category: ${JSON.stringify(categories)}`);
   const calibration = calibrationTable(heldOut);
   console.table(calibration);
+  if (values.http) {
+    const http = await heldOutThroughApi(all, foldDir);
+    console.log('held out through the HTTP API (limit 10, threshold 0, each fold with its own model):');
+    for (const fold of http) console.log(`  ${fold.corpus} ${fold.fold}: nDCG@10 ${r3(fold.ndcg10)} (${fold.queries} queries)`);
+    report.http = http;
+  }
   const final = fitModel(all, settings, 'all');
   console.log('model fitted on everything:', JSON.stringify(final));
   Object.assign(report, { settings, folds, categories, calibration, model: final, queries: all.length });

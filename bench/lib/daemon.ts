@@ -83,6 +83,8 @@ export interface StartOptions {
    * that `use('alternate')` runs on the same home and port: A/B comparisons on the same data.
    */
   readonly alternate?: string;
+  /** A data home kept from an earlier run (its data, config and key), copied into the throw-away home first. */
+  readonly from?: string;
 }
 
 /** Environment variables of the form MEM_* that this run passes to the daemon (for the report). */
@@ -281,6 +283,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<BenchDaem
   let bin = current;
   installExitHooks();
   const home = mkdtempSync(join(tmpdir(), 'mem-bench-'));
+  if (options.from) cpSync(options.from, home, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ISOLATING_VARIABLES) delete env[name];
   Object.assign(env, {

@@ -80,19 +80,44 @@ describe('one score scale for every query shape', () => {
     }
   });
 
-  // Issue #20 asks for these at >= 0.5 as well; the fitted model does not give that yet (bench/README.md,
-  // "Search model": paraphrases of small note collections score low), so only the ranking is held here.
-  it('a paraphrase with no shared content word still ranks its memory in the top 3', async () => {
+  // Paraphrases the search model was not fitted on (bench/fit-search.ts fits on EVERYDAY_PARAPHRASES), none
+  // sharing a content word with its note. "When the embedder places them close" (issue #20): when meaning
+  // alone ranks the note first, a default search keeps it in its top 3 at >= 0.5.
+  it('a paraphrase with no shared content word finds its memory when the embedder places them close', async () => {
     const cases: [string, string][] = [
-      ['pet on a diet', 'cat should lose some weight'],
-      ['teeth cleaning visit', 'Dentist appointment'],
+      ['tire puncture repair cost', 'flat tyre'],
+      ['animal doctor wants my pet slimmer', 'cat should lose some weight'],
+      ['someone to see about my teeth', 'Dentist appointment'],
+      ['hot water tank part replacement', 'boiler needs a new pressure valve'],
+      ['home internet cuts out late in the day', 'wifi router'],
+      ['veggies and dairy to pick up', 'Grocery list'],
+      ['identity document before the holiday abroad', 'renew the passport'],
+      ['pictures safety copy', 'Backup the family photos'],
     ];
+    let close = 0;
+    const held: string[] = [];
+    const missed: string[] = [];
     for (const [query, fragment] of cases) {
-      const results = await search({ query, threshold: 0 });
-      const at = results.findIndex((result) => result.id === idOf(fragment));
-      expect(at, `${query}: ${JSON.stringify(results.slice(0, 3).map((r) => [r.content, r.score]))}`).toBeGreaterThanOrEqual(0);
-      expect(at).toBeLessThan(3);
+      const id = idOf(fragment);
+      const all = await search({ query, threshold: 0 });
+      const at = all.findIndex((result) => result.id === id);
+      const shown = JSON.stringify(all.slice(0, 3).map((result) => [result.content, result.score]));
+      // Whatever the embedder makes of it, the note ranks in the top 3.
+      expect(at, `${query}: ${shown}`).toBeGreaterThanOrEqual(0);
+      expect(at, `${query}: ${shown}`).toBeLessThan(3);
+      const [nearest] = await search({ query, threshold: 0, hybrid: false });
+      if (nearest?.id !== id) continue;
+      close++;
+      const kept = await search({ query });
+      const found = kept.slice(0, 3).find((result) => result.id === id);
+      if (found && found.score >= 0.5) held.push(query);
+      else missed.push(`${query}: ${shown}`);
     }
+    // Not every one: the model's estimate for a paraphrase is a probability, and bench/README.md ("Search
+    // model, second calibration") gives the held-out share and the case that stays just under 0.5 here.
+    expect(held.length, `not at >= 0.5 in the top 3: ${missed.join('; ')}`).toBeGreaterThanOrEqual(5);
+    // Most of them are placed close: the condition above is not what makes the test pass.
+    expect(close).toBeGreaterThanOrEqual(5);
   });
 
   it('hybrid is the default; hybrid false is meaning only', async () => {

@@ -54,9 +54,14 @@ describe('POST /v1/search', () => {
     const strict = await search({ query: 'running exercise along the river', threshold: 0.9 });
     expect(strict.results.length).toBeLessThan(all.results.length);
     for (const result of strict.results) expect(result.score).toBeGreaterThanOrEqual(0.9);
-    const lowest = all.results.at(-1)?.score ?? 0;
-    const between = await search({ query: 'running exercise along the river', threshold: lowest + 0.0001 });
-    expect(between.results.length).toBe(all.results.filter((result) => result.score >= lowest + 0.0001).length);
+    // A threshold between the two lowest distinct scores (well clear of both, as scores are rounded to
+    // four decimals): exactly the results above it stay.
+    const distinct = [...new Set(all.results.map((result) => result.score))].sort((a, b) => a - b);
+    const [lowest, next] = distinct;
+    expect(next).toBeDefined();
+    const cut = ((lowest ?? 0) + (next ?? 0)) / 2;
+    const between = await search({ query: 'running exercise along the river', threshold: cut });
+    expect(between.results.length).toBe(all.results.filter((result) => result.score > cut).length);
     expect(between.results.length).toBeLessThan(all.results.length);
   });
 

@@ -26,6 +26,12 @@ export interface Features {
   readonly otherAuthor: number;
   /** Cosine similarity minus the best candidate's: how far below the query's nearest memory it is. */
   readonly similarityGap: number;
+  /**
+   * Cosine similarity minus the mean of the query's ten nearest candidates': how far the memory stands out
+   * from the pack. A paraphrase's memory stands out; the nearest memories of a made-up word are all about
+   * as far (their similarity says little on its own, as the embedder places nonsense near anything).
+   */
+  readonly similarityLift: number;
   /** ln(1 + rank) of the memory in the vector search's order (0 for the nearest; the depth when not found). */
   readonly vectorRank: number;
   /** ln(1 + rank) of the memory in the keyword search's order (0 for the best; the depth when not found). */
@@ -49,6 +55,7 @@ export const FEATURE_NAMES = [
   'missingNames',
   'otherAuthor',
   'similarityGap',
+  'similarityLift',
   'vectorRank',
   'keywordRank',
   'promptCoverage',
@@ -57,6 +64,15 @@ export const FEATURE_NAMES = [
   'replySimilarityGap',
 ] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+/** How many of the nearest candidates make the pack that similarityLift is measured against. */
+export const LIFT_PACK = 10;
+
+/** The mean of the `LIFT_PACK` largest similarities (0 for none). */
+export function packSimilarity(similarities: readonly number[]): number {
+  const pack = [...similarities].sort((a, b) => b - a).slice(0, LIFT_PACK);
+  return pack.length > 0 ? pack.reduce((sum, value) => sum + value, 0) / pack.length : 0;
+}
 
 /** What a query brings to every candidate's features. */
 export interface QueryAnalysis {

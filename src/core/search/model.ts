@@ -28,11 +28,33 @@ export interface Calibration {
   readonly gap: number;
   readonly rank: number;
   readonly offset: number;
+  /** Weights of the calibration inputs below, taken in besides the ranking value (absent: none). */
+  readonly features?: Readonly<Partial<Record<CalibrationInput, number>>>;
 }
 
+/**
+ * What the calibration sees of a memory besides its ranking value: whether it holds the query's words, and how
+ * far it stands out in meaning when it holds none of them. The ranking value is fitted on pairs of the same
+ * query, so it says which memory is better, not whether either answers at all: a memory that holds a third
+ * of a query's words and one that holds none but stands out in meaning (a paraphrase) can have the same
+ * value and very different chances.
+ */
+export const CALIBRATION_INPUTS = {
+  coverage: (features: Features) => features.coverage,
+  allTerms: (features: Features) => features.allTerms,
+  noWords: (features: Features) => (features.coverage === 0 ? 1 : 0),
+  meaningOnly: (features: Features) => (features.coverage === 0 ? features.similarityLift : 0),
+} as const;
+export type CalibrationInput = keyof typeof CALIBRATION_INPUTS;
+export const CALIBRATION_INPUT_NAMES = Object.keys(CALIBRATION_INPUTS) as CalibrationInput[];
+
 /** The score of the memory ranked `rank` (0-based) with ranking value `z`, the best candidate's being `top`. */
-export function calibratedScore(calibration: Calibration, z: number, top: number, rank: number): number {
-  return 1 / (1 + Math.exp(-(calibration.scale * z + calibration.gap * (z - top) + calibration.rank * Math.log1p(rank) + calibration.offset)));
+export function calibratedScore(calibration: Calibration, z: number, top: number, rank: number, features?: Features): number {
+  let sum = calibration.scale * z + calibration.gap * (z - top) + calibration.rank * Math.log1p(rank) + calibration.offset;
+  if (calibration.features && features) {
+    for (const [name, weight] of Object.entries(calibration.features) as [CalibrationInput, number][]) sum += weight * CALIBRATION_INPUTS[name](features);
+  }
+  return 1 / (1 + Math.exp(-sum));
 }
 
 /**
@@ -56,7 +78,13 @@ export const DEFAULT_SEARCH_MODEL: SearchModel = FITTED_MODEL;
 const ModelFile = z.object({
   bias: z.number().finite(),
   weights: z.object(Object.fromEntries(FEATURE_NAMES.map((name) => [name, z.number().finite()])) as Record<FeatureName, z.ZodNumber>),
-  calibration: z.object({ scale: z.number().finite(), gap: z.number().finite(), rank: z.number().finite(), offset: z.number().finite() }),
+  calibration: z.object({
+    scale: z.number().finite(),
+    gap: z.number().finite(),
+    rank: z.number().finite(),
+    offset: z.number().finite(),
+    features: z.object(Object.fromEntries(CALIBRATION_INPUT_NAMES.map((name) => [name, z.number().finite().optional()])) as Record<CalibrationInput, z.ZodOptional<z.ZodNumber>>).strict().optional(),
+  }),
 });
 
 /** A model read from a file (the config key search.modelFile): validated, or a VALIDATION_ERROR that says what to do. */
@@ -70,7 +98,7 @@ export function parseSearchModel(text: string, origin: string): SearchModel {
   const parsed = ModelFile.safeParse(json);
   if (!parsed.success) {
     throw new MemError('VALIDATION_ERROR', `${origin} is not a search model: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`, {
-      hint: `A model is {"bias", "weights": {${FEATURE_NAMES.join(', ')}}, "calibration": {"scale", "gap", "rank", "offset"}} (numbers); set search.modelFile to "" for the built-in one.`,
+      hint: `A model is {"bias", "weights": {${FEATURE_NAMES.join(', ')}}, "calibration": {"scale", "gap", "rank", "offset", "features"?: {name: weight}}} (numbers); set search.modelFile to "" for the built-in one.`,
     });
   }
   return parsed.data;

@@ -2,7 +2,7 @@ import type { MemoryStore } from '../ports.js';
 import { calibrate, round4, scoringFor } from '../scoring.js';
 import type { MemoryFilter, MemoryRecord } from '../types.js';
 import { linkReplies, mergeHits, type Candidate } from './candidates.js';
-import { analyseQuery, matchText, weighNames, type Features, type TextMatch } from './features.js';
+import { analyseQuery, matchText, packSimilarity, weighNames, type Features, type TextMatch } from './features.js';
 import { calibratedScore, DEFAULT_SEARCH_MODEL, logit, similarityLevel, type SearchModel } from './model.js';
 import { TermStatsCache } from './term-stats.js';
 import { highlightRanges, type QueryTerm } from './terms.js';
@@ -117,6 +117,7 @@ export class SearchEngine {
     for (const candidate of candidates) matches.set(candidate.memoryId, matchText(query, candidate));
     const links = linkReplies(candidates);
     const gapOf = (candidate: Candidate) => (candidate.similarity ?? floor) - nearest;
+    const pack = packSimilarity(candidates.map((candidate) => candidate.similarity ?? floor));
     const partial = candidates.map((candidate) => {
       const match = matches.get(candidate.memoryId) ?? matchText(query, candidate);
       const link = links.get(candidate.memoryId);
@@ -132,6 +133,7 @@ export class SearchEngine {
         missingNames: 0,
         otherAuthor: 0,
         similarityGap: similarity - nearest,
+        similarityLift: similarity - pack,
         vectorRank: candidate.vectorRank === null ? unranked : Math.log1p(candidate.vectorRank),
         keywordRank: candidate.keywordRank === null ? unranked : Math.log1p(candidate.keywordRank),
         promptCoverage: prompt ? (matches.get(prompt.memoryId)?.coverage ?? 0) : 0,
@@ -164,6 +166,8 @@ export class SearchEngine {
       .map((entry) => ({ ...entry, logit: logit(this.model, entry.features) }))
       .sort((a, b) => b.logit - a.logit || (a.candidate.memoryId < b.candidate.memoryId ? -1 : 1));
     const top = ordered[0]?.logit ?? 0;
+    // The calibration weighs more than the ranking value (model.ts), so its score orders the results: a
+    // list always reads best score first.
     const ranked = ordered.map(
       (entry, rank): Scored => ({
         memoryId: entry.candidate.memoryId,
@@ -173,10 +177,11 @@ export class SearchEngine {
         features: entry.features,
         logit: entry.logit,
         rank,
-        score: calibratedScore(this.model.calibration, entry.logit, top, rank),
+        score: calibratedScore(this.model.calibration, entry.logit, top, rank, entry.features),
         matched: matches.get(entry.candidate.memoryId)?.matched ?? [],
       }),
     );
+    ranked.sort((a, b) => b.score - a.score || a.rank - b.rank);
     return { ranked, read };
   }
 
@@ -201,6 +206,7 @@ export class SearchEngine {
             missingNames: 0,
             otherAuthor: 0,
             similarityGap: 0,
+            similarityLift: 0,
             vectorRank: 0,
             keywordRank: 0,
             promptCoverage: 0,
