@@ -1,5 +1,6 @@
 import { MemError } from '../errors.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import { inBackground } from './scheduling/priority.js';
 import { newId } from './ids.js';
 import type { MemoryService } from './memory-service.js';
 import type { Storage } from './ports.js';
@@ -56,7 +57,7 @@ export class Reindexer {
   }
 
   private schedule(initial: JobRecord): void {
-    this.queue.add(async (signal) => {
+    this.queue.add((signal) => inBackground(async () => {
       let job: JobRecord = { ...initial, status: 'processing', startedAt: initial.startedAt ?? this.now() };
       await this.storage.jobs.put(job);
       const { ids } = JSON.parse(job.payload) as { ids: string[] };
@@ -79,6 +80,6 @@ export class Reindexer {
         await this.storage.jobs.put(job);
       }
       await this.storage.jobs.put({ ...job, status: 'completed', finishedAt: this.now() });
-    });
+    }));
   }
 }

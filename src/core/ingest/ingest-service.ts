@@ -1,5 +1,6 @@
 import { MemError } from '../../errors.js';
 import { JobQueue } from '../../jobs/job-queue.js';
+import { inBackground } from '../scheduling/priority.js';
 import type { PlanTable } from '../accounts/plans.js';
 import { accountOfTenant } from '../accounts/tenancy.js';
 import { newId } from '../ids.js';
@@ -140,7 +141,9 @@ export class IngestService {
   async runNow(tenant: string, items: readonly IngestItem[], options: IngestOptions): Promise<ItemResult[]> {
     const now = this.now();
     const ids = items.map((item) => memoryIdFor(item, now));
-    return Promise.all(items.map((item, index) => this.items.run(() => this.processItem(tenant, item, ids[index] as string, index, options))));
+    return Promise.all(
+      items.map((item, index) => this.items.run(() => inBackground(() => this.processItem(tenant, item, ids[index] as string, index, options)))),
+    );
   }
 
   /** async: true. Persists the job (pending) and schedules it. */
@@ -259,7 +262,8 @@ export class IngestService {
       const stored = initial.startedAt !== null ? await this.storedIds(initial.accountId, remaining.map((index) => payload.ids[index] as string)) : new Set<string>();
       await Promise.all(
         remaining.map((index) =>
-          this.items.run(async () => {
+          // Background inside the task: the shared item queue may start it from any caller's context.
+          this.items.run(() => inBackground(async () => {
             if (signal.aborted) return;
             const item = payload.items[index] as IngestItem;
             const id = payload.ids[index] as string;
@@ -268,7 +272,7 @@ export class IngestService {
               : await this.processItem(initial.accountId, item, id, index, payload.options);
             if (signal.aborted && !result.success) return; // a shutdown is not the item's failure
             await this.record(state, result);
-          }),
+          })),
         ),
       );
       if (signal.aborted) {
