@@ -41,6 +41,26 @@ import { ExportService } from '../src/core/export/export-service.js';
 import { ImportService } from '../src/core/export/import-service.js';
 import { VERSION } from '../src/version.js';
 import type { AppDeps } from './deps.js';
+import { Admission, type Lane, type LaneLimits } from '../src/core/scheduling/admission.js';
+import { RequestTimings } from '../src/core/scheduling/request-timings.js';
+import { LoadMonitor } from './load-monitor.js';
+
+/** GET /v1/status reports the load of this many recent seconds. */
+const LOAD_WINDOW_SECONDS = 10;
+
+/**
+ * Requests per lane that run at once and that may wait (see Admission). Searches and writes share two
+ * cores with the models' worker threads: more of them at once only interleave their CPU work and lengthen
+ * every one of them, while a queue served in order keeps the median low and makes the wait visible.
+ */
+const ADMISSION_LIMITS: Readonly<Record<Lane, LaneLimits>> = {
+  read: { concurrency: 16, maxQueued: 1024 },
+  search: { concurrency: 8, maxQueued: 512 },
+  write: { concurrency: 8, maxQueued: 512 },
+  bulk: { concurrency: 2, maxQueued: 32 },
+};
+
+const EMPTY_EMBEDDER_LOAD = { workers: 0, queued: { interactive: 0, background: 0 }, batches: 0, texts: 0, queuedMs: 0, workingMs: 0 };
 
 export interface CreateDepsOptions {
   readonly loaded: LoadedConfig;
@@ -51,6 +71,8 @@ export interface CreateDepsOptions {
   readonly embedder?: EmbeddingModel;
   /** Plan limits (tests shrink them to reach a limit quickly); the spec's table by default. */
   readonly plans?: PlanTable;
+  /** Lanes' slots and queues (tests shrink them to fill a lane); ADMISSION_LIMITS by default. */
+  readonly admissionLimits?: Readonly<Record<Lane, LaneLimits>>;
 }
 
 export interface CreatedDeps extends AppDeps {
@@ -202,6 +224,18 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   });
   const backups = new BackupService({ storage, memVersion: VERSION });
 
+  const admission = new Admission(options.admissionLimits ?? ADMISSION_LIMITS);
+  const timings = new RequestTimings(LOAD_WINDOW_SECONDS * 1000);
+  const monitor = new LoadMonitor(
+    {
+      lanes: () => admission.load(),
+      timings,
+      embedder: embedder.load ? () => embedder.load?.() ?? EMPTY_EMBEDDER_LOAD : undefined,
+      commits: storage.commitLoad ? () => storage.commitLoad?.() ?? { commits: 0, rows: 0, ms: 0 } : undefined,
+    },
+    LOAD_WINDOW_SECONDS,
+  );
+
   let address = '';
   return {
     storage,
@@ -226,6 +260,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     exporter,
     importer,
     backups,
+    load: { admission, timings, report: () => monitor.report() },
     firstKey,
     ownerId: account.id,
     runtime: {
@@ -239,6 +274,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       address = value;
     },
     async close() {
+      monitor.close();
       await watches.close();
       await ingest.close();
       await recorder.close();

@@ -18,7 +18,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/v1/status',
       {
         schema: {
-          summary: 'Daemon status: version, uptime, memory count, models, Ollama reachability (addition)',
+          summary: 'Daemon status: version, uptime, memory count, models, Ollama reachability, load (addition)',
           tags: ['system'],
           response: { 200: StatusResponse },
         },
@@ -48,6 +48,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
           ollama: { host: deps.runtime.ollamaHost, reachable: ollama.reachable, models: ollama.models },
           vectors: { missing },
+          load: deps.load.report(),
         };
       },
     );

@@ -6,6 +6,7 @@ import type {
   JobStore,
   KeyStore,
   KnowledgeStore,
+  CommitLoad,
   MaintenanceReport,
   MemoryPageRequest,
   MemoryStore,
@@ -805,6 +806,16 @@ class LanceStorage implements Storage {
 
   totalMemories(): Promise<number> {
     return this.tables.memories.table.countRows();
+  }
+
+  commitLoad(): CommitLoad {
+    const load = { commits: 0, rows: 0, ms: 0 };
+    for (const writer of Object.values(this.tables) as TableWriter[]) {
+      load.commits += writer.commits.count;
+      load.rows += writer.commits.rows;
+      load.ms += writer.commits.ms;
+    }
+    return load;
   }
 
   /**

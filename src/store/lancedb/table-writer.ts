@@ -11,6 +11,8 @@ export class TableWriter {
   private tail: Promise<unknown> = Promise.resolve();
   private pendingRows: { rows: Row[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushScheduled = false;
+  /** Commits so far, the rows appended and the time they took (ms): GET /v1/status reports the rates. */
+  readonly commits = { count: 0, rows: 0, ms: 0 };
 
   /** @param onCommit called after each write, so the store can schedule maintenance. */
   constructor(
@@ -20,7 +22,15 @@ export class TableWriter {
 
   /** Runs `work` after every earlier write to this table has finished. */
   exclusive<T>(work: (table: Table) => Promise<T>): Promise<T> {
-    const run = this.tail.then(() => work(this.table)).finally(this.onCommit);
+    const run = this.tail.then(async () => {
+      const started = performance.now();
+      try {
+        return await work(this.table);
+      } finally {
+        this.commits.count += 1;
+        this.commits.ms += performance.now() - started;
+      }
+    }).finally(this.onCommit);
     this.tail = run.catch(() => undefined);
     return run;
   }
@@ -35,6 +45,7 @@ export class TableWriter {
         void this.exclusive(async (table) => {
           this.flushScheduled = false;
           const batch = this.pendingRows.splice(0);
+          for (const entry of batch) this.commits.rows += entry.rows.length;
           try {
             await table.add(batch.flatMap((entry) => entry.rows));
             for (const entry of batch) entry.resolve();
