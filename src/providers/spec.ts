@@ -198,6 +198,8 @@ export interface ExtractRequest {
   /** The time the text was written (epoch ms): relative dates ("last week") resolve against it. */
   readonly referenceTime: number;
   readonly signal?: AbortSignal | undefined;
+  /** Interactive extractions (a save a client waits for) go before background ones (bulk ingest). */
+  readonly priority?: EmbedPriority | undefined;
 }
 
 /**
