@@ -49,14 +49,16 @@ import { LoadMonitor } from './load-monitor.js';
 const LOAD_WINDOW_SECONDS = 10;
 
 /**
- * Requests per lane that run at once and that may wait (see Admission). Searches and writes share two
- * cores with the models' worker threads: more of them at once only interleave their CPU work and lengthen
- * every one of them, while a queue served in order keeps the median low and makes the wait visible.
+ * Requests per lane that run at once and that may wait (see Admission). Sixteen searches or writes at once
+ * keep both cores and the embedding workers busy (concurrent query embeddings share a worker's batch); past
+ * that, more at once only interleave their CPU work and lengthen every one of them, so they wait in order
+ * instead. On a machine shared with other busy processes a lower limit also lowers the daemon's share of the
+ * cores (bench/README.md, load).
  */
 const ADMISSION_LIMITS: Readonly<Record<Lane, LaneLimits>> = {
   read: { concurrency: 16, maxQueued: 1024 },
-  search: { concurrency: 8, maxQueued: 512 },
-  write: { concurrency: 8, maxQueued: 512 },
+  search: { concurrency: 16, maxQueued: 512 },
+  write: { concurrency: 16, maxQueued: 512 },
   bulk: { concurrency: 2, maxQueued: 32 },
 };
 
