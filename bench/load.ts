@@ -191,7 +191,11 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const weightedMs = Object.entries(cost).reduce((sum, [name, ms]) => sum + (weights[name] ?? 0) * ms, 0);
   const cores = cpus().length;
   const limit = round((cores * 1000) / weightedMs, 1);
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = sorted.length / 2;
+    return sorted.length === 0 ? Number.NaN : Number.isInteger(middle) ? round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2, 1) : (sorted[Math.floor(middle)] ?? Number.NaN);
+  };
   const summary = (clients: number, build: string) => {
     const chosen = runs.filter((run) => run.clients === clients && run.build === build);
     return { requestsPerSecond: median(chosen.map((run) => run.requestsPerSecond)), p50Ms: median(chosen.map((run) => run.p50Ms)), p99Ms: median(chosen.map((run) => run.p99Ms)) };
