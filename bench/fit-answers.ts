@@ -33,7 +33,9 @@ const PARAMETERS_FILE = join(REPO_ROOT, 'src', 'core', 'answers', 'answer-parame
 export const RULE_VARIANTS: AnswerRules[] = [0, 0.1, 0.3].flatMap((questionPenalty) =>
   [false, true].flatMap((abstainOnQuestion) =>
     [1, 3].flatMap((window) =>
-      [0, 6, 12].flatMap((focusWords) => [1, 3].map((listItems) => ({ window, proximity: 0, focusWords, questionPenalty, abstainOnQuestion, listItems }))),
+      [0, 6, 12].flatMap((focusWords) =>
+        [1, 3].flatMap((listItems) => [0, 0.3].map((fillerPenalty) => ({ window, proximity: 0, focusWords, questionPenalty, abstainOnQuestion, listItems, fillerPenalty }))),
+      ),
     ),
   ),
 );

@@ -28,7 +28,7 @@ const MAY_8 = Date.parse('2023-05-08T13:56:00Z');
 const source = (id: string, content: string, relevance = 0.7, date = MAY_8): AnswerSource => ({ id, title: content.slice(0, 30), content, relevance, date });
 
 /** The plain rules (best sentence, its typed phrase); each fitted rule is tested on its own below. */
-const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1 };
+const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0 };
 
 async function answer(question: string, sources: AnswerSource[], tier: 'fast' | 'default' | 'smart' = 'default', rules: AnswerRules = PLAIN) {
   const chunks: AnswerChunk[] = [];
@@ -59,6 +59,18 @@ describe('the built-in answerer\'s fitted rules', () => {
     expect(finish.cited).toEqual([]);
     // With an answering line in reach, the penalty lets it lead and the answerer answers.
     expect((await answer('Which team did John sign with?', turns, 'default', { ...PLAIN, questionPenalty: 0.3, abstainOnQuestion: true })).text).toContain('Minnesota Wolves');
+  });
+
+  it('fillerPenalty: a reply that tells nothing beyond the question\'s words loses to the line that tells', async () => {
+    const replies = [
+      source('f', 'Nate: No problem, Joanna!', 0.95),
+      source('r', 'Joanna: I will make the vegan ice cream recipe for my family this weekend.', 0.7),
+    ];
+    const question = 'What did Joanna plan to do with the recipe Nate shared?';
+    expect((await answer(question, replies)).text).toBe('Nate: No problem, Joanna!');
+    const penalised = await answer(question, replies, 'default', { ...PLAIN, fillerPenalty: 0.3 });
+    expect(penalised.text).toBe('Joanna: I will make the vegan ice cream recipe for my family this weekend.');
+    expect(penalised.finish.cited).toEqual(['r']);
   });
 
   it('focusWords: an untyped question gets the words after its own in the best clause', async () => {

@@ -17,6 +17,7 @@ export interface AnswerParameters {
     readonly questionPenalty: number;
     readonly abstainOnQuestion: boolean;
     readonly listItems: number;
+    readonly fillerPenalty: number;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -24,9 +25,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, abstention: { bias: -0.532977, weights: [0.392012, -0.517822, -1.781771, 1.605672, -0.745217, 0.337349] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0.3, abstention: { bias: -0.576024, weights: [0.395732, -0.131751, -1.675376, 1.251883, -0.493112, 0.239822] } },
   calibration: {
     facts: [],
-    passages: [[0.693, 0], [0.767, 0.024], [0.794, 0.036], [0.811, 0.107], [0.825, 0.107], [0.86, 0.188], [0.904, 0.196], [0.944, 0.375], [0.991, 0.571]],
+    passages: [[0.68, 0.018], [0.771, 0.044], [0.815, 0.105], [0.844, 0.179], [0.883, 0.212], [0.939, 0.333], [0.988, 0.579]],
   },
 };

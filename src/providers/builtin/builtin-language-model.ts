@@ -40,6 +40,11 @@ export interface AnswerRules {
    */
   readonly abstainOnQuestion: boolean;
   /**
+   * Taken off a line that tells nothing beyond the question's own words and names ("Nate: No problem,
+   * Joanna!", "John: Yep, Maria"): such replies rank high on the context they answer, not on what they say.
+   */
+  readonly fillerPenalty: number;
+  /**
    * Up to this many memories answer a question that asks for several things ("What desserts has Maria
    * made?", "Which cities have both visited?"): each one's best line (or its focus phrase), joined "X and Y".
    * 1: the best line alone.
@@ -224,6 +229,9 @@ function focusSpan(sentence: string, questionWords: ReadonlySet<string>, limit: 
   return part.slice(0, limit).join(' ').replace(/[.,;:!?]+$/u, '');
 }
 
+/** Fewest content words beyond the question's that a line needs not to count as filler. */
+const FILLER_WORDS = 2;
+
 /** A further sentence joins the answer only when it scores this close to the best one. */
 const KEEP_RATIO = 0.85;
 
@@ -235,6 +243,8 @@ interface Candidate {
   readonly lexical: number;
   semantic: number;
   readonly bonus: number;
+  /** Content words of the line that the question does not already hold: what it could tell. */
+  readonly news: number;
 }
 
 export function questionKind(question: string): QuestionKind {
@@ -331,6 +341,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const kind = questionKind(request.question);
     const questionWords = [...new Set(contentWords(request.question))];
     const questionNames = new Set(properNouns(request.question).map((name) => name.toLowerCase()));
+    const questionWordSet = new Set(questionWords);
 
     // Rarer words among the retrieved memories say more about which sentence answers (idf over the sources).
     const documents = request.sources.map((source) => new Set(contentWords(source.content)));
@@ -357,6 +368,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           // A one-sentence memory's relevance is already that sentence's match to the question.
           semantic: source.relevance,
           bonus: kindBonus(kind, text, questionNames),
+          news: [...present].filter((word) => !questionWordSet.has(word) && !questionNames.has(word)).length,
         };
         candidates.push(candidate);
         if (list.length > 1) multi.push(candidate);
@@ -380,7 +392,13 @@ export class BuiltinLanguageModel implements LanguageModel {
       });
     }
 
-    const score = (c: Candidate) => 0.5 * c.lexical + 0.5 * c.semantic + c.bonus - 0.01 * c.sourceIndex - (isQuestion(c.text) ? this.rules.questionPenalty : 0);
+    const score = (c: Candidate) =>
+      0.5 * c.lexical +
+      0.5 * c.semantic +
+      c.bonus -
+      0.01 * c.sourceIndex -
+      (isQuestion(c.text) ? this.rules.questionPenalty : 0) -
+      (c.news < FILLER_WORDS ? this.rules.fillerPenalty : 0);
     const ranked = [...candidates].sort((a, b) => score(b) - score(a));
     const best = ranked[0] as Candidate;
     if (this.rules.abstainOnQuestion && isQuestion(best.text)) return { text: '', cited: [], support: 0 };
