@@ -16,7 +16,7 @@
  *   per conversation, the session's day as a " [8 May, 2023]" suffix and metadata.date). Every question of
  *   categories 1-5 is asked (model default, limit 10, in its conversation's space) and scored by token F1 as
  *   LoCoMo does (bench/lib/answer-score.ts). Every rule weight chosen on it (the built-in answerer's span
- *   variant, the abstention rule, the confidence calibration: bench/lib/answer-fit.ts) is reported with
+ *   variant, the abstention model, the confidence calibration: bench/lib/answer-fit.ts) is reported with
  *   leave-one-conversation-out: fitted on three conversations, scored on the fourth; each fold and the mean.
  * - The project's own set (bench/data/everyday-notes.json: 106 notes of the kinds people keep, 80 questions,
  *   16 of them unanswerable), answered with the shipped parameters and never fitted on.
