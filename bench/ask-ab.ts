@@ -6,7 +6,9 @@
  * same home and times COUNT asks (model default, limit 10, fresh questions, after WARM_UP untimed ones). Reports
  * each run's p50/p95, the median p50 per build and the ratio B/A, with the load average before and after.
  *
- *   git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx tsc -p tsconfig.build.json)
+ *   git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npm run build)
+ *
+ * (npm run build: tsc and, since the CLI became a bundle, scripts/bundle-cli.mjs; bin/mem.js imports the bundle.)
  *   node --import tsx bench/ask-ab.ts --base /tmp/base [--memories 10000] [--pairs 2] [--count 100]
  */
 import { loadavg } from 'node:os';
