@@ -36,12 +36,6 @@ export async function configFor(command: Command): Promise<LoadedConfig> {
   return loadConfig({ flags: flagsOf(command) });
 }
 
-/** What a command needs to reach the daemon: without zod when nothing is configured (client-settings.ts). */
-async function clientSettingsFor(command: Command): Promise<ClientSettings> {
-  const { loadClientSettings } = await import('../config/client-settings.js');
-  return loadClientSettings({ flags: flagsOf(command) });
-}
-
 /**
  * A client for the daemon this CLI should talk to, with the stored API key. When no daemon answers and
  * `--start` (or config client.autoStart) says so, starts one in the background first.
@@ -49,12 +43,9 @@ async function clientSettingsFor(command: Command): Promise<ClientSettings> {
 export async function clientFor(command: Command): Promise<{ client: MemClient; output: Output; loaded: ClientSettings }> {
   const options = globals(command);
   const output = outputFor(command);
-  const [loaded, { resolveDaemonUrl }, { readApiKey }, { MemClient }] = await Promise.all([
-    clientSettingsFor(command),
-    import('../client/discovery.js'),
-    import('../config/credentials.js'),
-    import('../client/http-client.js'),
-  ]);
+  const { loadClientSettings, resolveDaemonUrl, readApiKey, MemClient } = await import('./daemon-connection.js');
+  // Without zod when nothing is configured (client-settings.ts).
+  const loaded: ClientSettings = await loadClientSettings({ flags: flagsOf(command) });
   let { url } = resolveDaemonUrl(loaded);
   const stored = await readApiKey(loaded.paths);
   let client = new MemClient({ baseUrl: url, apiKey: stored?.key, timeoutMs: loaded.config['client.timeoutMs'] });
@@ -79,12 +70,8 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
  * gives up after `timeoutMs`, because a completion must answer at once or not at all.
  */
 export async function quickClientFor(command: Command, timeoutMs: number): Promise<MemClient> {
-  const [loaded, { resolveDaemonUrl }, { readApiKey }, { MemClient }] = await Promise.all([
-    clientSettingsFor(command),
-    import('../client/discovery.js'),
-    import('../config/credentials.js'),
-    import('../client/http-client.js'),
-  ]);
+  const { loadClientSettings, resolveDaemonUrl, readApiKey, MemClient } = await import('./daemon-connection.js');
+  const loaded = await loadClientSettings({ flags: flagsOf(command) });
   const stored = await readApiKey(loaded.paths);
   return new MemClient({ baseUrl: resolveDaemonUrl(loaded).url, apiKey: stored?.key, timeoutMs });
 }
