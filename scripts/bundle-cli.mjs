@@ -30,7 +30,7 @@ const CHECKS_MODULE = join(root, 'src', 'client', 'response-checks.ts');
  * Modules the bundle holds as their values, evaluated from the tsc output: what they compute from zod
  * schemas is then known without loading zod. Their exports must be JSON, the same on every machine.
  */
-const EVALUATED = ['src/config/client-defaults.ts', 'src/cli/root-help.ts'];
+const EVALUATED = ['src/config/client-defaults.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts'];
 
 async function evaluatedSource(path) {
   const exports = await import(join(root, 'dist', path.replace(/\.ts$/, '.js')));

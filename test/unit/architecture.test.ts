@@ -111,13 +111,15 @@ describe('architecture', () => {
     expect([...staticClosure('src/cli/main.ts')].sort()).toEqual(['node:fs', 'node:path', 'node:url', 'src/cli/main.ts', 'src/version.ts']);
     // `mem --help` (not on a terminal) loads the help text the build evaluated, nothing else.
     expect([...staticClosure('src/cli/root-help.ts', evaluatedAtBuild())]).toEqual(['src/cli/root-help.ts']);
-    const closure = [...staticClosure('src/cli/run-program.ts')];
+    // Every command but the hot ones runs in the whole program (createProgram): its registrations load
+    // commander and light modules only.
+    const closure = [...staticClosure('src/cli/program.ts')];
     const packages = closure.filter((spec) => !spec.startsWith('src/') && !spec.startsWith('daemon/') && !spec.startsWith('node:'));
     expect(packages).toEqual(['commander']);
     const files = closure.filter((spec) => spec.startsWith('src/') || spec.startsWith('daemon/'));
     expect(files.filter((path) => path.includes('(unresolved)'))).toEqual([]);
     for (const path of files) {
-      expect(path, `src/cli/run-program.ts loads ${path} on start`).not.toMatch(
+      expect(path, `src/cli/program.ts loads ${path} on start`).not.toMatch(
         /^(daemon\/|src\/(api\/contract|client\/|config\/|tui\/|mcp\/|ingest\/|store\/|jobs\/|cli\/importers\/|cli\/commands\/config-actions))/,
       );
     }
@@ -125,13 +127,18 @@ describe('architecture', () => {
     expect(files).toContain('src/cli/commands/memories.ts');
     expect(files).toContain('src/api/vocabulary.ts');
     expect(files).not.toContain('src/cli/commands/config-actions.ts');
+    // Running a command loads the root and the table of hot commands (the build evaluates it), no command
+    // module: the hot command's group, or the whole program, is imported once the command line is read.
+    const running = [...staticClosure('src/cli/run-program.ts', evaluatedAtBuild())];
+    expect(running.filter((path) => path.startsWith('src/cli/commands/') || path === 'src/cli/program.ts')).toEqual([]);
+    expect(running).toContain('src/cli/hot-command-index.ts');
   });
 
   it('the way of a command to the daemon loads no zod: config defaults from the build, answers checked by build-time checks', () => {
     // What `mem search`, `mem save --turbo` and `mem __complete` load after the program (src/cli/context.ts),
     // as the bundle runs it; zod, the contract and the config schema load only on the slow paths, by import().
     const evaluated = evaluatedAtBuild();
-    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/cli/root-help.ts']);
+    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts']);
     for (const entry of ['src/config/client-settings.ts', 'src/client/discovery.ts', 'src/config/credentials.ts', 'src/client/http-client.ts']) {
       const closure = [...staticClosure(entry, evaluated)];
       expect(closure.filter((path) => path.includes('(unresolved)'))).toEqual([]);
