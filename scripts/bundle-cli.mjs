@@ -9,6 +9,10 @@
  * file for the same reason: an error the in-process daemon throws must be the CLI's MemError for
  * `instanceof`, so both import the one module dist/src/errors.js.
  *
+ * Two kinds of module are made here rather than bundled as written, so that a short command loads neither
+ * zod nor every command: the checks of the daemon's answers (response-checks.mjs) and a few modules held as
+ * the values they compute (EVALUATED below).
+ *
  * Minified, with linked source maps: `NODE_OPTIONS=--enable-source-maps mem ...` gives stack traces in the
  * TypeScript sources.
  */
@@ -27,8 +31,9 @@ const SHARED = [join(root, 'daemon'), join(root, 'src', 'errors.ts')];
 const checks = responseCheckSources(await import(join(root, 'dist', 'src', 'api', 'contract.js')));
 const CHECKS_MODULE = join(root, 'src', 'client', 'response-checks.ts');
 /**
- * Modules the bundle holds as their values, evaluated from the tsc output: what they compute from zod
- * schemas is then known without loading zod. Their exports must be JSON, the same on every machine.
+ * Modules the bundle holds as their values, evaluated from the tsc output: what they compute from the config
+ * schema or the whole program is then known without loading zod or every command. Their exports must be
+ * JSON, the same on every machine.
  */
 const EVALUATED = ['src/config/client-defaults.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts'];
 
