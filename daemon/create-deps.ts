@@ -40,6 +40,9 @@ import { BackupService } from '../src/core/export/backup-service.js';
 import { ExportService } from '../src/core/export/export-service.js';
 import { ImportService } from '../src/core/export/import-service.js';
 import { VERSION } from '../src/version.js';
+import { storageLocation, type StorageLocation } from '../src/store/location.js';
+import { probeConditionalCommits } from '../src/store/lancedb/commit-probe.js';
+import { LocalLeases, StoreLeases } from '../src/core/cluster/leases.js';
 import type { AppDeps } from './deps.js';
 
 export interface CreateDepsOptions {
@@ -74,6 +77,30 @@ function readSearchModel(file: string): SearchModel | undefined {
   return parseSearchModel(text, `search.modelFile ${file}`);
 }
 
+/**
+ * Several daemons on a store without conditional writes would overwrite each other's commits silently, so
+ * the store proves it rejects a second create-if-absent before this daemon accepts a write.
+ */
+async function refuseUnsafeStore(location: StorageLocation, allowUnsafe: boolean, logger: Logger | undefined): Promise<void> {
+  let probe;
+  try {
+    probe = await probeConditionalCommits(location.uri, location.options);
+  } catch (error) {
+    throw new MemError('VALIDATION_ERROR', `The store ${location.display} cannot be reached or written: ${(error as Error).message}`, {
+      hint: 'Check the URI, the container or bucket (it must exist), and the credentials (the cloud\'s standard variables or storage.options).',
+    });
+  }
+  logger?.info({ store: location.display, ...probe }, 'storage commit probe');
+  if (probe.safe) return;
+  if (allowUnsafe) {
+    logger?.warn({ store: location.display }, 'the store accepts a second create-if-absent; running anyway (storage.allowUnsafe): run only ONE daemon on it');
+    return;
+  }
+  throw new MemError('VALIDATION_ERROR', `The store ${location.display} accepted a second create-if-absent of the same object (${probe.expected - probe.found} of ${probe.expected} racing test commits were lost): it has no conditional writes, so several daemons on it would lose writes silently.`, {
+    hint: 'Use a store with conditional writes (Azure Blob, S3, GCS). To run a single daemon on this one on purpose, set storage.allowUnsafe=true (MEM_STORAGE_ALLOW_UNSAFE=1).',
+  });
+}
+
 export async function createDeps(options: CreateDepsOptions): Promise<CreatedDeps> {
   const { config, paths, storageUri } = options.loaded;
   mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
@@ -94,12 +121,24 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       : new BuiltinEmbeddingModel(config['embedding.workers']));
   await embedder.init();
 
+  const location = storageLocation(storageUri, config['storage.options']);
+  if (location.shared) await refuseUnsafeStore(location, config['storage.allowUnsafe'], options.logger);
   const storage = await openLanceStore({
-    uri: storageUri,
+    uri: location.uri,
+    storageOptions: location.options,
+    ...(location.shared ? { shared: { readConsistencyMs: config['storage.readConsistencyMs'] } } : {}),
     vectorSpace: { modelId: embedder.modelId, dimension: embedder.dimension },
     cacheMb: { index: config['storage.indexCacheMb'], metadata: config['storage.metadataCacheMb'] },
     onMaintenanceError: (error) => options.logger?.warn({ err: error }, 'background table maintenance failed'),
   });
+  const leases = location.shared
+    ? new StoreLeases({
+        store: storage.leaseStore,
+        leaseMs: config['cluster.leaseMs'],
+        onError: (error, name) => options.logger?.warn({ err: error, lease: name }, 'a lease could not be renewed'),
+      })
+    : new LocalLeases();
+  storage.useLeases(leases);
   const extractor =
     config['extraction.provider'] === 'ollama'
       ? new OllamaExtractor({ host: config['ollama.host'], model: config['ollama.extractModel'], timeoutMs: config['ollama.timeoutMs'] })
@@ -114,7 +153,9 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   });
   const memories = new MemoryService({ storage, embedder, knowledge, searchModel });
   const query = new QueryService({ storage, memories });
-  const auth = new AuthService(storage);
+  // Other daemons may regenerate or delete a key: a cached key is checked against the store again after
+  // the read-consistency bound (one daemon alone evicts its cache itself on every change).
+  const auth = new AuthService(storage, Date.now, location.shared ? { cacheMs: config['storage.readConsistencyMs'] } : {});
   const plans = options.plans ?? PLANS;
   const limiter = new RateLimiter(storage.usage, plans);
   const recorder = new UsageRecorder(storage.usage, (error) => options.logger?.warn({ err: error }, 'could not record usage'));
@@ -167,6 +208,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     webhookSecret: (accountId) => accounts.webhookSecret(accountId),
     itemConcurrency: config['ingest.concurrency'],
     files: watchedFiles,
+    leases,
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'ingest job failed'),
   });
 
@@ -181,6 +223,13 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   await reindexer.resume();
   const resumedIngest = await ingest.resume();
   if (resumedIngest > 0) options.logger?.info({ resumed: resumedIngest }, 'resumed unfinished ingest jobs');
+  // Jobs of a daemon that died are taken over once their lease expires: look for them twice per lease.
+  const adoption = location.shared
+    ? setInterval(() => {
+        ingest.resume().catch((error: unknown) => options.logger?.warn({ err: error }, 'looking for unfinished ingest jobs failed'));
+      }, Math.max(500, Math.floor(config['cluster.leaseMs'] / 2)))
+    : null;
+  adoption?.unref();
   if (resumed > 0) options.logger?.info({ resumed }, 'resumed unfinished async saves');
   const watches = new WatchService({
     storage,
@@ -239,6 +288,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       address = value;
     },
     async close() {
+      if (adoption) clearInterval(adoption);
       await watches.close();
       await ingest.close();
       await recorder.close();
@@ -247,6 +297,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       await answerer.close();
       await extractor.close();
       await storage.close();
+      if (leases instanceof StoreLeases) leases.close();
       if (ownsEmbedder) await embedder.close();
     },
   };

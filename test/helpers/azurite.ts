@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -72,17 +73,78 @@ export async function startAzurite(): Promise<Azurite> {
 
 /** One Shared Key signed `Create Container` call (the REST API; no SDK needed for a single request). */
 async function createContainer(endpoint: string, name: string): Promise<void> {
-  const date = new Date().toUTCString();
-  const version = '2021-08-06';
-  const canonicalHeaders = `x-ms-date:${date}\nx-ms-version:${version}\n`;
-  const canonicalResource = `/${AZURITE_ACCOUNT}/${AZURITE_ACCOUNT}/${name}\nrestype:container`;
-  // VERB, Content-Encoding, -Language, -Length, -MD5, -Type, Date, If-Modified-Since, If-Match, If-None-Match,
-  // If-Unmodified-Since, Range, then the x-ms headers and the resource.
-  const toSign = `PUT\n\n\n\n\n\n\n\n\n\n\n\n${canonicalHeaders}${canonicalResource}`;
-  const signature = createHmac('sha256', Buffer.from(AZURITE_KEY, 'base64')).update(toSign, 'utf8').digest('base64');
-  const response = await fetch(`${endpoint}/${name}?restype=container`, {
-    method: 'PUT',
-    headers: { 'x-ms-date': date, 'x-ms-version': version, authorization: `SharedKey ${AZURITE_ACCOUNT}:${signature}` },
-  });
+  const url = new URL(`${endpoint}/${name}?restype=container`);
+  const headers: Record<string, string> = { 'x-ms-date': new Date().toUTCString(), 'x-ms-version': '2021-08-06' };
+  headers.authorization = sharedKey('PUT', url, headers);
+  const response = await fetch(url, { method: 'PUT', headers });
   if (response.status !== 201 && response.status !== 409) throw new Error(`create container ${name}: ${response.status} ${await response.text()}`);
+}
+
+const SIGNED_HEADERS = [
+  'content-encoding',
+  'content-language',
+  'content-length',
+  'content-md5',
+  'content-type',
+  'date',
+  'if-modified-since',
+  'if-match',
+  'if-none-match',
+  'if-unmodified-since',
+  'range',
+] as const;
+
+/** The Shared Key `Authorization` value of a request to the emulator, computed as Azurite checks it. */
+function sharedKey(method: string, url: URL, headers: Readonly<Record<string, string>>): string {
+  const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const standard = SIGNED_HEADERS.map((name) => (name === 'content-length' && lower[name] === '0' ? '' : (lower[name] ?? '')));
+  const canonicalHeaders = Object.keys(lower)
+    .filter((name) => name.startsWith('x-ms-'))
+    .sort()
+    .map((name) => `${name}:${(lower[name] ?? '').trimStart()}\n`)
+    .join('');
+  const query = [...url.searchParams.keys()]
+    .map((name) => name.toLowerCase())
+    .sort()
+    .map((name) => `\n${name}:${url.searchParams.getAll(name).join(',')}`)
+    .join('');
+  const toSign = `${[method.toUpperCase(), ...standard].join('\n')}\n${canonicalHeaders}/${AZURITE_ACCOUNT}${decodeURIComponent(url.pathname)}${query}`;
+  return `SharedKey ${AZURITE_ACCOUNT}:${createHmac('sha256', Buffer.from(AZURITE_KEY, 'base64')).update(toSign, 'utf8').digest('base64')}`;
+}
+
+/**
+ * A test double of an object store WITHOUT conditional writes: a proxy in front of Azurite that drops
+ * `If-None-Match: *` (create-if-absent) and signs the request again, so a second create of one object
+ * overwrites the first, as on s3rver. Point a daemon at it with its `env`.
+ */
+export async function startUnconditionalProxy(azurite: Azurite): Promise<{ env: NodeJS.ProcessEnv; stop(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const url = new URL(request.url ?? '/', `http://127.0.0.1:${azurite.port}`);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value === undefined || name === 'host' || name === 'authorization' || name === 'connection') continue;
+        headers[name] = Array.isArray(value) ? value.join(',') : value;
+      }
+      if (headers['if-none-match'] === '*') delete headers['if-none-match'];
+      headers['content-length'] = String(body.length);
+      headers.authorization = sharedKey(request.method ?? 'GET', url, headers);
+      const upstream = httpRequest(url, { method: request.method, headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      upstream.on('error', () => response.writeHead(502).end());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    env: { ...azurite.env, AZURITE_BLOB_STORAGE_URL: `http://127.0.0.1:${port}` },
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
