@@ -81,7 +81,7 @@ function readSearchModel(file: string): SearchModel | undefined {
  * Several daemons on a store without conditional writes would overwrite each other's commits silently, so
  * the store proves it rejects a second create-if-absent before this daemon accepts a write.
  */
-async function refuseUnsafeStore(location: StorageLocation, allowUnsafe: boolean, logger: Logger | undefined): Promise<void> {
+async function refuseUnsafeStore(location: StorageLocation, allowUnsafe: boolean, logger: Logger | undefined): Promise<{ safe: boolean; ms: number }> {
   let probe;
   try {
     probe = await probeConditionalCommits(location.uri, location.options);
@@ -91,10 +91,10 @@ async function refuseUnsafeStore(location: StorageLocation, allowUnsafe: boolean
     });
   }
   logger?.info({ store: location.display, ...probe }, 'storage commit probe');
-  if (probe.safe) return;
+  if (probe.safe) return { safe: true, ms: probe.ms };
   if (allowUnsafe) {
     logger?.warn({ store: location.display }, 'the store accepts a second create-if-absent; running anyway (storage.allowUnsafe): run only ONE daemon on it');
-    return;
+    return { safe: false, ms: probe.ms };
   }
   throw new MemError('VALIDATION_ERROR', `The store ${location.display} accepted a second create-if-absent of the same object (${probe.expected - probe.found} of ${probe.expected} racing test commits were lost): it has no conditional writes, so several daemons on it would lose writes silently.`, {
     hint: 'Use a store with conditional writes (Azure Blob, S3, GCS). To run a single daemon on this one on purpose, set storage.allowUnsafe=true (MEM_STORAGE_ALLOW_UNSAFE=1).',
@@ -122,7 +122,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   await embedder.init();
 
   const location = storageLocation(storageUri, config['storage.options']);
-  if (location.shared) await refuseUnsafeStore(location, config['storage.allowUnsafe'], options.logger);
+  const commitProbe = location.shared ? await refuseUnsafeStore(location, config['storage.allowUnsafe'], options.logger) : null;
   const storage = await openLanceStore({
     uri: location.uri,
     storageOptions: location.options,
@@ -283,6 +283,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       ollamaHost: config['ollama.host'],
       address: () => address,
       checkOllama: () => checkOllama(config['ollama.host'], 1500),
+      storage: { uri: location.display, shared: location.shared, commitProbe },
     },
     setAddress(value: string) {
       address = value;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAzurite, startUnconditionalProxy, type Azurite } from '../helpers/azurite.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AZURITE_KEY, startAzurite, startUnconditionalProxy, type Azurite } from '../helpers/azurite.js';
 import { freePort, json, mem } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -58,6 +60,9 @@ beforeAll(async () => {
     envs.push({ ...home.env, ...shared, MEM_PORT: String(port) });
     bases.push(`http://127.0.0.1:${port}`);
   }
+  // The first daemon reads the account key from Azure's standard variable, the second from storage.options.
+  const { AZURE_STORAGE_ACCOUNT_KEY: accountKey, ...withoutKey } = envs[1] as NodeJS.ProcessEnv;
+  envs[1] = { ...withoutKey, MEM_STORAGE_OPTIONS: JSON.stringify({ azure_storage_account_key: accountKey }) };
   // One after the other: the first creates the tables and the owner, the second finds them.
   for (const env of envs) {
     const started = await mem(['daemon', 'start', '--json'], env);
@@ -148,7 +153,51 @@ describe('two daemons on one az:// store', () => {
     expect(stored).toHaveLength(ITEMS);
     expect(new Set(stored.map((memory) => memory.content)).size).toBe(ITEMS);
     expect(new Set(done.body.documents as string[]).size).toBe(ITEMS);
+    // Each one whole: an item the killed daemon stored without its vectors was saved again, not counted done.
+    expect((await call(1, '/v1/status')).body.vectors).toEqual({ missing: 0 });
   }, 240_000);
+});
+
+describe('credentials and checks', () => {
+  it('storage.options stays secret: config list and the daemon log never show it', async () => {
+    const env = envs[1] as NodeJS.ProcessEnv;
+    const list = await mem(['config', 'list', '--json'], env);
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout).not.toContain(AZURITE_KEY);
+    const entries = (JSON.parse(list.stdout) as { keys: { key: string; value: unknown; origin: string }[] }).keys;
+    expect(entries.find((entry) => entry.key === 'storage.options')).toMatchObject({ value: '(set, not shown)', origin: 'env' });
+    const human = await mem(['config', 'get', 'storage.options'], env);
+    expect(human.stdout.trim()).toBe('(set, not shown)');
+    const bad = await mem(['config', 'set', 'storage.options', `{"azure_storage_account_key": 5, "x": "${AZURITE_KEY}"}`], env);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr + bad.stdout).not.toContain(AZURITE_KEY);
+    for (const home of homes) expect(readFileSync(join(home.dir, 'state', 'daemon.log'), 'utf8')).not.toContain(AZURITE_KEY);
+  });
+
+  it('mem doctor reports the object store: conditional writes proven, read latency', async () => {
+    const doctor = await mem(['doctor', '--json'], { ...envs[1], MEM_API_KEY: ownerKey });
+    const checks = JSON.parse(doctor.stdout) as { name: string; status: string; message: string }[];
+    const storage = checks.find((entry) => entry.name === 'storage');
+    expect(storage?.status, JSON.stringify(storage)).toBe('ok');
+    expect(storage?.message).toMatch(/^az:\/\/mem\/shared-\d+ \(object store, conditional writes proven at start in \d+ ms\), a read took [\d.]+ ms/);
+  });
+
+  it('a bad storage URI or a missing container stops the start with the reason', async () => {
+    const home = tempHome('mem-e2e-badstore-');
+    try {
+      const base = { ...home.env, ...azurite.env, MEM_PORT: String(await freePort()) };
+      const scheme = await mem(['serve'], { ...base, MEM_STORAGE_URI: 'ftp://example/x' });
+      expect(scheme.exitCode).toBe(2);
+      expect(scheme.stderr).toMatch(/error\[VALIDATION_ERROR\].*unsupported scheme "ftp:\/\/"/);
+      const missing = await mem(['serve'], { ...base, MEM_STORAGE_URI: 'az://no-such-container/x' });
+      expect(missing.exitCode).toBe(2);
+      expect(missing.stderr).toMatch(/error\[VALIDATION_ERROR\].*cannot be reached or written/);
+      expect(missing.stderr).toMatch(/container or bucket \(it must exist\)/);
+      expect(missing.stderr).not.toContain(AZURITE_KEY);
+    } finally {
+      home.remove();
+    }
+  }, 120_000);
 });
 
 describe('a store without conditional writes', () => {
@@ -168,6 +217,8 @@ describe('a store without conditional writes', () => {
       expect(started.exitCode, started.stderr).toBe(0);
       const saved = await mem(['save', 'One daemon on an unsafe store, on purpose.'], forced);
       expect(saved.exitCode, saved.stderr).toBe(0);
+      const doctor = JSON.parse((await mem(['doctor', '--json'], forced)).stdout) as { name: string; status: string; message: string }[];
+      expect(doctor.find((entry) => entry.name === 'storage')).toMatchObject({ status: 'warn', message: expect.stringMatching(/NO conditional writes.*storage\.allowUnsafe/) });
       await mem(['daemon', 'stop'], forced);
     } finally {
       await proxy.stop();
