@@ -324,12 +324,21 @@ export class IngestService {
     }
   }
 
-  /** Which of these memory ids exist (stored before a restart, not yet recorded as results). */
+  /**
+   * Which of these memory ids were stored whole before a restart (not yet recorded as results). A memory
+   * whose vectors never committed (the process died between the two commits of a save) is deleted here, so
+   * its item is saved again instead of being counted as done and left unsearchable.
+   */
   private async storedIds(tenant: string, ids: readonly string[]): Promise<Set<string>> {
     const store = this.deps.storage.memories(tenant);
     const found = new Set<string>();
     for (let i = 0; i < ids.length; i += 500) {
-      for (const memory of await store.getMany(ids.slice(i, i + 500))) found.add(memory.id);
+      const existing = await store.existingIds(ids.slice(i, i + 500));
+      if (existing.length === 0) continue;
+      const whole = new Set(await store.idsWithVectors(existing));
+      const partial = existing.filter((id) => !whole.has(id));
+      if (partial.length > 0) await store.delete(partial);
+      for (const id of whole) found.add(id);
     }
     return found;
   }
