@@ -63,6 +63,9 @@ export interface CreatedDeps extends AppDeps {
   setAddress(address: string): void;
 }
 
+/** How often a daemon on a shared store reads the request counts the other daemons recorded. */
+const RATE_SYNC_MS = 2000;
+
 /** The composition root: the only place real adapters are constructed. */
 function readSearchModel(file: string): SearchModel | undefined {
   if (!file) return undefined;
@@ -157,7 +160,8 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   // the read-consistency bound (one daemon alone evicts its cache itself on every change).
   const auth = new AuthService(storage, Date.now, location.shared ? { cacheMs: config['storage.readConsistencyMs'] } : {});
   const plans = options.plans ?? PLANS;
-  const limiter = new RateLimiter(storage.usage, plans);
+  // Other daemons admit requests of the same accounts: their counts are folded in every two seconds.
+  const limiter = new RateLimiter(storage.usage, plans, Date.now, location.shared ? { syncMs: RATE_SYNC_MS } : {});
   const recorder = new UsageRecorder(storage.usage, (error) => options.logger?.warn({ err: error }, 'could not record usage'));
   const accounts = new AccountService({ storage, auth, limiter, recorder, plans });
   const queue = new JobQueue(2);
