@@ -165,8 +165,8 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const recorder = new UsageRecorder(storage.usage, (error) => options.logger?.warn({ err: error }, 'could not record usage'));
   const accounts = new AccountService({ storage, auth, limiter, recorder, plans });
   const queue = new JobQueue(2);
-  const asyncSaves = new AsyncSaves(storage, memories, queue);
-  const reindexer = new Reindexer(storage, memories, queue);
+  const asyncSaves = new AsyncSaves(storage, memories, queue, Date.now, leases);
+  const reindexer = new Reindexer(storage, memories, queue, Date.now, leases);
   // With Ollama configured but not running, the built-in answerer answers (and the response says so).
   const answerer: LanguageModel =
     config['answer.provider'] === 'ollama'
@@ -227,10 +227,12 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   await reindexer.resume();
   const resumedIngest = await ingest.resume();
   if (resumedIngest > 0) options.logger?.info({ resumed: resumedIngest }, 'resumed unfinished ingest jobs');
-  // Jobs of a daemon that died are taken over once their lease expires: look for them twice per lease.
+  // Work of a daemon that died is taken over once its lease expires: look for it twice per lease.
   const adoption = location.shared
     ? setInterval(() => {
-        ingest.resume().catch((error: unknown) => options.logger?.warn({ err: error }, 'looking for unfinished ingest jobs failed'));
+        Promise.all([ingest.resume(), asyncSaves.resume(), reindexer.resume()]).catch((error: unknown) =>
+          options.logger?.warn({ err: error }, 'looking for unfinished background work failed'),
+        );
       }, Math.max(500, Math.floor(config['cluster.leaseMs'] / 2)))
     : null;
   adoption?.unref();
