@@ -37,16 +37,22 @@ export async function startAzurite(): Promise<Azurite> {
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // Never outlive the process that started it (a test run that fails before stop() is called).
+  const orphanGuard = () => child.kill('SIGKILL');
+  process.once('exit', orphanGuard);
   const endpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`azurite exited (${child.exitCode}): ${stderr}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`azurite did not start: ${stderr}`);
+    }
     const up = await fetch(`${endpoint}?comp=list`).then(
       () => true,
       () => false,
     );
     if (up) break;
-    if (Date.now() > deadline) throw new Error(`azurite did not start: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -61,6 +67,7 @@ export async function startAzurite(): Promise<Azurite> {
     },
     createContainer: (name) => createContainer(endpoint, name),
     async stop() {
+      process.off('exit', orphanGuard);
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
@@ -71,8 +78,11 @@ export async function startAzurite(): Promise<Azurite> {
   };
 }
 
-/** One Shared Key signed `Create Container` call (the REST API; no SDK needed for a single request). */
-async function createContainer(endpoint: string, name: string): Promise<void> {
+/**
+ * One Shared Key signed `Create Container` call (the REST API; no SDK needed for a single request), against
+ * an emulator's endpoint (`http://127.0.0.1:<port>/devstoreaccount1`). Creating an existing one is fine.
+ */
+export async function createContainer(endpoint: string, name: string): Promise<void> {
   const url = new URL(`${endpoint}/${name}?restype=container`);
   const headers: Record<string, string> = { 'x-ms-date': new Date().toUTCString(), 'x-ms-version': '2021-08-06' };
   headers.authorization = sharedKey('PUT', url, headers);
