@@ -95,6 +95,7 @@ describe('commit conflicts', () => {
   it('recognises LanceDB conflict errors, and nothing else', () => {
     expect(isCommitConflict(new Error('Retryable commit conflict for version 12: This Update transaction was preempted by concurrent transaction Rewrite'))).toBe(true);
     expect(isCommitConflict(new Error('Commit conflict for version 3'))).toBe(true);
+    expect(isCommitConflict(new Error('lance error: Too many concurrent writers. Attempted 5 times'))).toBe(true);
     expect(isCommitConflict(new Error('Table not found'))).toBe(false);
     expect(isCommitConflict(new Error('LanceError(IO): permission denied'))).toBe(false);
   });

@@ -84,7 +84,7 @@ import { gated, OperationGate } from './operation-gate.js';
 import type { LeaseStore, Leases } from '../../core/cluster/leases.js';
 import { LanceLeaseStore, leasesSchema } from './lease-table.js';
 import { RecordTable } from './record-table.js';
-import { TableWriter } from './table-writer.js';
+import { isCommitConflict, TableWriter } from './table-writer.js';
 
 type Row = Record<string, unknown>;
 
@@ -934,7 +934,7 @@ class LanceStorage implements LanceStore {
         // fails (measured: 0 of 180 writes failed, 15 of 15 compactions yielded).
         stats = await writer.table.optimize(options);
       } catch (error) {
-        if (!/conflict|preempted/i.test(String(error))) throw error;
+        if (!isCommitConflict(error)) throw error;
         // Under sustained writes it would never finish unlocked: retry with writes paused (tens of ms).
         stats = await writer.exclusive((table) => table.optimize(options));
       }

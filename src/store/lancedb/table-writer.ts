@@ -6,7 +6,7 @@ const CONFLICT_ATTEMPTS = 8;
 
 /** LanceDB's words for a commit another writer got in first ("Retryable commit conflict", "preempted"). */
 export function isCommitConflict(error: unknown): boolean {
-  return /commit conflict|conflict for version|preempted|retryable/i.test(String(error));
+  return /commit conflict|conflict for version|preempted|retryable|too many concurrent writers/i.test(String(error));
 }
 
 async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
