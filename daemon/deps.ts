@@ -68,6 +68,12 @@ export interface AppDeps {
     readonly ollamaHost: string;
     address(): string;
     checkOllama(): Promise<{ reachable: boolean; models: string[] }>;
+    /** Where the data lives (credentials redacted) and what the start-up commit probe found (object stores). */
+    readonly storage: {
+      readonly uri: string;
+      readonly shared: boolean;
+      readonly commitProbe: { readonly safe: boolean; readonly ms: number } | null;
+    };
   };
   close(): Promise<void>;
 }

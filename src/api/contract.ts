@@ -619,6 +619,17 @@ export const StatusResponse = z.object({
   vectors: z.object({ missing: z.number().describe('Memories without vectors in the current embedding space') }),
   load: LoadStatus.optional()
     .describe('How busy the daemon is over the last few seconds (addition): where the time goes under load.'),
+  storage: z
+    .object({
+      uri: z.string().describe('Where the data lives, without credentials'),
+      shared: z.boolean().describe('An object store that several daemons may share'),
+      readMs: z.number().describe('How long counting the memories took for this response'),
+      commitProbe: z
+        .object({ safe: z.boolean(), ms: z.number() })
+        .nullable()
+        .describe('Object stores: whether the store rejected a second create-if-absent when the daemon started, and how long proving it took'),
+    })
+    .optional(),
 });
 export type StatusResponse = z.infer<typeof StatusResponse>;
 

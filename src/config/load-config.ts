@@ -24,7 +24,8 @@ export { readConfigFile } from './read-config-file.js';
 function parseValue(key: ConfigKey, raw: unknown, origin: string): unknown {
   const result = CONFIG_SCHEMA[key].schema.safeParse(raw);
   if (!result.success) {
-    throw new MemError('VALIDATION_ERROR', `Invalid value for ${key} from ${origin}: ${JSON.stringify(raw)}.`, {
+    const shown = 'secret' in CONFIG_SCHEMA[key] ? '(secret value not shown)' : JSON.stringify(raw);
+    throw new MemError('VALIDATION_ERROR', `Invalid value for ${key} from ${origin}: ${shown}.`, {
       hint: CONFIG_SCHEMA[key].description,
     });
   }

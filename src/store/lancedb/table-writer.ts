@@ -2,6 +2,25 @@ import type { Table } from '@lancedb/lancedb';
 
 type Row = Record<string, unknown>;
 
+const CONFLICT_ATTEMPTS = 8;
+
+/** LanceDB's words for a commit another writer got in first ("Retryable commit conflict", "preempted"). */
+export function isCommitConflict(error: unknown): boolean {
+  return /commit conflict|conflict for version|preempted|retryable|too many concurrent writers/i.test(String(error));
+}
+
+async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= CONFLICT_ATTEMPTS || !isCommitConflict(error)) throw error;
+      // Jittered backoff: daemons that collided once should not collide again in lockstep.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+    }
+  }
+}
+
 /**
  * Serialises the writes to one table (LanceDB commits each write as a new version; concurrent
  * updates/deletes of one table can conflict) and group-commits appends: rows added while a write is in
@@ -20,12 +39,16 @@ export class TableWriter {
     private readonly onCommit: () => void = () => undefined,
   ) {}
 
-  /** Runs `work` after every earlier write to this table has finished. */
+  /**
+   * Runs `work` after every earlier write to this table has finished. A commit conflict (another process
+   * committed to the table first, which LanceDB could not rebase onto) runs `work` again: every caller's work
+   * is an idempotent write (append, merge-insert, update or delete by predicate).
+   */
   exclusive<T>(work: (table: Table) => Promise<T>): Promise<T> {
     const run = this.tail.then(async () => {
       const started = performance.now();
       try {
-        return await work(this.table);
+        return await retryConflicts(() => work(this.table));
       } finally {
         this.commits.count += 1;
         this.commits.ms += performance.now() - started;
