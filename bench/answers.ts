@@ -16,7 +16,7 @@
  *   per conversation, the session's day as a " [8 May, 2023]" suffix and metadata.date). Every question of
  *   categories 1-5 is asked (model default, limit 10, in its conversation's space) and scored by token F1 as
  *   LoCoMo does (bench/lib/answer-score.ts). Every rule weight chosen on it (the built-in answerer's span
- *   variant, the abstention rule, the confidence calibration: bench/lib/answer-fit.ts) is reported with
+ *   variant, the abstention model, the confidence calibration: bench/lib/answer-fit.ts) is reported with
  *   leave-one-conversation-out: fitted on three conversations, scored on the fourth; each fold and the mean.
  * - The project's own set (bench/data/everyday-notes.json: 106 notes of the kinds people keep, 80 questions,
  *   16 of them unanswerable), answered with the shipped parameters and never fitted on.
@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { ANSWER_PARAMETERS } from '../src/core/answers/answer-parameters.js';
 import { RULE_VARIANTS, summarise, type FitReport } from './fit-answers.js';
 import { openAnswerHarness, type AnswerRecord } from './lib/answer-eval.js';
-import { calibrationTable, figuresOf, type SetFigures } from './lib/answer-fit.js';
+import { calibrationTable, figuresOf, withAbstention, type SetFigures } from './lib/answer-fit.js';
 import { CATEGORY_NAMES, locomoFolds, ownFolds } from './lib/answer-sets.js';
 import { startDaemon, type BenchDaemon } from './lib/daemon.js';
 import { createNoteGenerator, type NoteGenerator } from './lib/notes.js';
@@ -141,8 +141,9 @@ export async function measureQuality(quick: boolean, home?: string): Promise<{ l
   try {
     const perVariant = await locomoHarness.run(folds, RULE_VARIANTS, { label: 'LoCoMo-dev' });
     locomo = summarise(perVariant);
-    const index = RULE_VARIANTS.findIndex((variant) => JSON.stringify(variant) === JSON.stringify(ANSWER_PARAMETERS.rules));
-    shipped = shippedFigures(perVariant[Math.max(0, index)] ?? []);
+    const { abstention: _abstention, ...shippedRules } = ANSWER_PARAMETERS.rules;
+    const index = RULE_VARIANTS.findIndex((variant) => JSON.stringify(variant) === JSON.stringify(shippedRules));
+    shipped = shippedFigures(withAbstention(perVariant[Math.max(0, index)] ?? [], ANSWER_PARAMETERS.rules.abstention));
   } finally {
     await locomoHarness.close();
   }
@@ -150,7 +151,8 @@ export async function measureQuality(quick: boolean, home?: string): Promise<{ l
   const ownHarness = await openAnswerHarness(own, home ? { home: join(home, 'own') } : {});
   try {
     const [records] = await ownHarness.run(own, [ANSWER_PARAMETERS.rules], { label: 'own set' });
-    return { locomo, shipped, own: shippedFigures(records ?? []) };
+    // The harness answers without the abstention model (the fits apply it); the product applies it.
+    return { locomo, shipped, own: shippedFigures(withAbstention(records ?? [], ANSWER_PARAMETERS.rules.abstention)) };
   } finally {
     await ownHarness.close();
   }

@@ -6,10 +6,14 @@
  * HTTP request from this process) is given beside, so a regression there cannot hide in the process figures.
  * Targets (issue 21): --version and --help <= 1.3x; search, save --turbo and __complete <= 1.6x; mcp <= 2x.
  *
- *   node --import tsx bench/cli.ts [--quick]
+ * `--against DIR` times another build too (a checkout of an older commit with `npm run build` done in it), in
+ * the same pairs: node -e 0, then both CLIs in alternating order, against the same daemon. On a shared
+ * machine whose load swings, only figures taken side by side like this compare two builds.
+ *
+ *   node --import tsx bench/cli.ts [--quick] [--against DIR]
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { buildSnapshot, startDaemon, type BenchDaemon } from './lib/daemon.js';
@@ -18,6 +22,8 @@ import { latencyFigures, round, summarize } from './lib/stats.js';
 
 export interface CliBenchOptions {
   readonly quick?: boolean;
+  /** A built checkout of another commit whose CLI is timed in the same pairs. */
+  readonly against?: string | undefined;
 }
 
 interface Case {
@@ -94,6 +100,7 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
   try {
     await seed(daemon);
     const bin = join(buildSnapshot().dir, 'bin', 'mem.js');
+    const other = options.against ? join(resolve(options.against), 'bin', 'mem.js') : undefined;
     // What a user's shell gives a command: the home that holds the daemon's run file and the key.
     const env: NodeJS.ProcessEnv = { ...process.env, MEM_HOME: daemon.home, MEM_NO_KEYCHAIN: '1', NO_COLOR: '1' };
     for (const name of ['MEM_API_KEY', 'MEM_HOST', 'MEM_PORT']) delete env[name];
@@ -116,19 +123,45 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
       // One untimed run of each: the first spawn pays for a cold file cache.
       await runOnce(floor, env);
       await runOnce([process.execPath, bin, ...argsOf(item)], env, item.mcp);
+      if (other) await runOnce([process.execPath, other, ...argsOf(item)], env, item.mcp);
       const nodeMs: number[] = [];
       const memMs: number[] = [];
       const ratios: number[] = [];
+      const otherMs: number[] = [];
+      const otherRatios: number[] = [];
       for (let i = 0; i < pairs; i++) {
         const a = await runOnce(floor, env);
+        // The two builds take turns going first, so neither always runs right after node -e 0.
+        const otherFirst = other !== undefined && i % 2 === 1;
+        const c = otherFirst ? await runOnce([process.execPath, other, ...argsOf(item)], env, item.mcp) : 0;
         const b = await runOnce([process.execPath, bin, ...argsOf(item)], env, item.mcp);
+        const d = other && !otherFirst ? await runOnce([process.execPath, other, ...argsOf(item)], env, item.mcp) : c;
         nodeMs.push(a);
         memMs.push(b);
         ratios.push(b / a);
+        if (other) {
+          otherMs.push(d);
+          otherRatios.push(d / a);
+        }
       }
       const ratio = median(ratios, 2);
-      figures[item.label] = { ratio, memMs: latencyFigures(memMs), nodeMs: latencyFigures(nodeMs), target: item.target ?? null };
-      rows.push([item.label, median(nodeMs, 1), median(memMs, 1), ratio, item.target ? `<= ${item.target}` : '-', item.target ? (ratio <= item.target ? 'yes' : 'no') : '-']);
+      const againstRatio = other ? median(otherRatios, 2) : null;
+      figures[item.label] = {
+        ratio,
+        memMs: latencyFigures(memMs),
+        nodeMs: latencyFigures(nodeMs),
+        target: item.target ?? null,
+        ...(other ? { against: { ratio: againstRatio, memMs: latencyFigures(otherMs) } } : {}),
+      };
+      rows.push([
+        item.label,
+        median(nodeMs, 1),
+        ...(other ? [median(otherMs, 1), againstRatio ?? '-'] : []),
+        median(memMs, 1),
+        ratio,
+        item.target ? `<= ${item.target}` : '-',
+        item.target ? (ratio <= item.target ? 'yes' : 'no') : '-',
+      ]);
     }
     // The daemon's own share: the same requests from this process over HTTP (keep-alive, warm).
     const searchMs: number[] = [];
@@ -151,11 +184,12 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
       tables: [
         {
           title: `Whole processes against a running daemon, each paired with \`node -e 0\` (${pairs} pairs, A B A B, median of per-pair ratios)`,
-          header: ['command', 'node -e 0 ms', 'mem ms', 'ratio', 'target', 'met'],
+          header: ['command', 'node -e 0 ms', ...(other ? ['against: mem ms', 'against: ratio'] : []), 'mem ms', 'ratio', 'target', 'met'],
           rows,
         },
       ],
       notes: [
+        ...(other ? [`against: ${options.against}, timed in the same pairs (node -e 0, then both builds in turn)`] : []),
         `the daemon's own time (one HTTP request from the benchmark process, median): search ${median(searchMs, 1)} ms, turbo save ${median(saveMs, 1)} ms`,
       ],
     };
@@ -165,6 +199,6 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
-  finishStandalone(await measure(() => runCliBench({ quick: values.quick })));
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, against: { type: 'string' } } });
+  finishStandalone(await measure(() => runCliBench({ quick: values.quick, against: values.against })));
 }

@@ -8,7 +8,7 @@
  * ones). Reports each run's p50/p95, the median p50 and p95 per build and the ratios B/A, with the load
  * average of each run.
  *
- *   git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx tsc -p tsconfig.build.json)
+ *   git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npm run build)
  *   node --import tsx bench/latency-ab.ts --base /tmp/base [--op ask|search] [--memories 10000] [--standard-share 0.1] [--pairs 2] [--count 100]
  */
 import { loadavg } from 'node:os';

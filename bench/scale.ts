@@ -48,6 +48,7 @@ import { MemoryService } from '../src/core/memory-service.js';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
 import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
 import { parseBound } from '../daemon/present.js';
+import { MemError } from '../src/errors.js';
 import { startDaemon, type BenchDaemon } from './lib/daemon.js';
 import { createNoteGenerator, createRandom, type NoteGenerator } from './lib/notes.js';
 import { progress, runPool } from './lib/pool.js';
@@ -71,7 +72,7 @@ export interface ScaleOptions {
   readonly cache?: boolean;
 }
 
-interface Generated {
+export interface Generated {
   readonly id: string;
   readonly content: string;
   readonly tags: string[];
@@ -82,7 +83,7 @@ interface Generated {
 }
 
 /** The i-th generated memory is the same in every run (one generator, consumed in order). */
-function createMemoryStream(seed: number): () => Generated {
+export function createMemoryStream(seed: number): () => Generated {
   const notes = createNoteGenerator(seed);
   const random = createRandom(seed + 1);
   let index = 0;
@@ -172,7 +173,7 @@ interface LoadFigures {
   readonly compactionSeconds: number;
 }
 
-async function load(
+export async function load(
   daemon: BenchDaemon,
   items: readonly Generated[],
   cache: Map<string, CachedPassage[]>,
@@ -370,19 +371,22 @@ async function searchInProcess(
 
 // ---- concurrency ------------------------------------------------------------------------------------------
 
-interface ConcurrencyFigures {
+export interface ConcurrencyFigures {
   readonly clients: number;
   readonly seconds: number;
   readonly requests: number;
   readonly requestsPerSecond: number;
+  /** Failed requests other than deliberate 429s. */
   readonly errors: number;
+  /** Requests the daemon refused with 429 RATE_LIMITED (its queues were full): backpressure, not failure. */
+  readonly rateLimited: number;
   readonly errorSamples: string[];
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly byOperation: Record<string, { count: number; p50Ms: number; p99Ms: number }>;
 }
 
-async function concurrency(
+export async function concurrency(
   daemon: BenchDaemon,
   clients: number,
   seconds: number,
@@ -404,6 +408,7 @@ async function concurrency(
   const all: number[] = [];
   const errorSamples: string[] = [];
   let errors = 0;
+  let rateLimited = 0;
   let counter = 0;
   const deadline = performance.now() + seconds * 1000;
   const lane = async () => {
@@ -425,6 +430,12 @@ async function concurrency(
         times.get(chosen[1])?.push(ms);
         all.push(ms);
       } catch (error) {
+        if (error instanceof MemError && error.code === 'RATE_LIMITED') {
+          // A well-behaved client waits as told (Retry-After is at least 1 s) before its next request.
+          rateLimited += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          continue;
+        }
         errors += 1;
         if (errorSamples.length < 5) errorSamples.push(`${chosen[1]}: ${(error as Error).message}`);
       }
@@ -436,9 +447,10 @@ async function concurrency(
   return {
     clients,
     seconds: round(elapsed, 1),
-    requests: all.length + errors,
+    requests: all.length + errors + rateLimited,
     requestsPerSecond: round(all.length / elapsed, 1),
     errors,
+    rateLimited,
     errorSamples,
     p50Ms: round(percentile(all, 50), 1),
     p99Ms: round(percentile(all, 99), 1),
@@ -645,8 +657,8 @@ function report(results: readonly SizeFigures[], quick: boolean, seconds: number
   };
   const concurrencyTable: Table = {
     title: 'concurrent clients (mixed reads and writes)',
-    header: ['memories', 'clients', 'seconds', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
-    rows: results.flatMap((r) => r.concurrency.map((c) => [r.memories, c.clients, c.seconds, c.requestsPerSecond, c.p50Ms, c.p99Ms, c.errors])),
+    header: ['memories', 'clients', 'seconds', 'req/s', 'p50 ms', 'p99 ms', 'errors', '429s'],
+    rows: results.flatMap((r) => r.concurrency.map((c) => [r.memories, c.clients, c.seconds, c.requestsPerSecond, c.p50Ms, c.p99Ms, c.errors, c.rateLimited])),
   };
   const resources: Table = {
     title: 'load, memory, disk, cold start',

@@ -11,6 +11,7 @@ import { CONFIG_SCHEMA } from '../src/config/schema.js';
 import { VERSION } from '../src/version.js';
 import type { AppDeps } from './deps.js';
 import { registerAccounting } from './plugins/accounting.js';
+import { registerAdmission } from './plugins/admission.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerUploads } from './plugins/uploads.js';
 import { ingestRoutes } from './routes/ingest.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerAuth(app, deps.auth);
   await registerUploads(app, options.maxUploadBytes ?? 10 * 1024 * 1024);
   registerAccounting(app, deps);
+  registerAdmission(app, deps.load.admission, deps.load.timings);
   await app.register(systemRoutes(deps));
   await app.register(memoryRoutes(deps));
   await app.register(searchRoutes(deps));

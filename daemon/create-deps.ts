@@ -40,7 +40,32 @@ import { BackupService } from '../src/core/export/backup-service.js';
 import { ExportService } from '../src/core/export/export-service.js';
 import { ImportService } from '../src/core/export/import-service.js';
 import { VERSION } from '../src/version.js';
+import { storageLocation, type StorageLocation } from '../src/store/location.js';
+import { probeConditionalCommits } from '../src/store/lancedb/commit-probe.js';
+import { LocalLeases, StoreLeases } from '../src/core/cluster/leases.js';
 import type { AppDeps } from './deps.js';
+import { Admission, type Lane, type LaneLimits } from '../src/core/scheduling/admission.js';
+import { RequestTimings } from '../src/core/scheduling/request-timings.js';
+import { LoadMonitor } from './load-monitor.js';
+
+/** GET /v1/status reports the load of this many recent seconds. */
+const LOAD_WINDOW_SECONDS = 10;
+
+/**
+ * Requests per lane that run at once and that may wait (see Admission). Sixteen searches or writes at once
+ * keep both cores and the embedding workers busy (concurrent query embeddings share a worker's batch); past
+ * that, more at once only interleave their CPU work and lengthen every one of them, so they wait in order
+ * instead. On a machine shared with other busy processes a lower limit also lowers the daemon's share of the
+ * cores (bench/README.md, load).
+ */
+const ADMISSION_LIMITS: Readonly<Record<Lane, LaneLimits>> = {
+  read: { concurrency: 16, maxQueued: 1024 },
+  search: { concurrency: 16, maxQueued: 512 },
+  write: { concurrency: 16, maxQueued: 512 },
+  bulk: { concurrency: 2, maxQueued: 32 },
+};
+
+const EMPTY_EMBEDDER_LOAD = { workers: 0, queued: { interactive: 0, background: 0 }, batches: 0, texts: 0, queuedMs: 0, workingMs: 0 };
 
 export interface CreateDepsOptions {
   readonly loaded: LoadedConfig;
@@ -51,6 +76,8 @@ export interface CreateDepsOptions {
   readonly embedder?: EmbeddingModel;
   /** Plan limits (tests shrink them to reach a limit quickly); the spec's table by default. */
   readonly plans?: PlanTable;
+  /** Lanes' slots and queues (tests shrink them to fill a lane); ADMISSION_LIMITS by default. */
+  readonly admissionLimits?: Readonly<Record<Lane, LaneLimits>>;
 }
 
 export interface CreatedDeps extends AppDeps {
@@ -59,6 +86,9 @@ export interface CreatedDeps extends AppDeps {
   readonly ownerId: string;
   setAddress(address: string): void;
 }
+
+/** How often a daemon on a shared store reads the request counts the other daemons recorded. */
+const RATE_SYNC_MS = 2000;
 
 /** The composition root: the only place real adapters are constructed. */
 function readSearchModel(file: string): SearchModel | undefined {
@@ -72,6 +102,30 @@ function readSearchModel(file: string): SearchModel | undefined {
     });
   }
   return parseSearchModel(text, `search.modelFile ${file}`);
+}
+
+/**
+ * Several daemons on a store without conditional writes would overwrite each other's commits silently, so
+ * the store proves it rejects a second create-if-absent before this daemon accepts a write.
+ */
+async function refuseUnsafeStore(location: StorageLocation, allowUnsafe: boolean, logger: Logger | undefined): Promise<{ safe: boolean; ms: number }> {
+  let probe;
+  try {
+    probe = await probeConditionalCommits(location.uri, location.options);
+  } catch (error) {
+    throw new MemError('VALIDATION_ERROR', `The store ${location.display} cannot be reached or written: ${(error as Error).message}`, {
+      hint: 'Check the URI, the container or bucket (it must exist), and the credentials (the cloud\'s standard variables or storage.options).',
+    });
+  }
+  logger?.info({ store: location.display, ...probe }, 'storage commit probe');
+  if (probe.safe) return { safe: true, ms: probe.ms };
+  if (allowUnsafe) {
+    logger?.warn({ store: location.display }, 'the store accepts a second create-if-absent; running anyway (storage.allowUnsafe): run only ONE daemon on it');
+    return { safe: false, ms: probe.ms };
+  }
+  throw new MemError('VALIDATION_ERROR', `The store ${location.display} accepted a second create-if-absent of the same object (${probe.expected - probe.found} of ${probe.expected} racing test commits were lost): it has no conditional writes, so several daemons on it would lose writes silently.`, {
+    hint: 'Use a store with conditional writes (Azure Blob, S3, GCS). To run a single daemon on this one on purpose, set storage.allowUnsafe=true (MEM_STORAGE_ALLOW_UNSAFE=1).',
+  });
 }
 
 export async function createDeps(options: CreateDepsOptions): Promise<CreatedDeps> {
@@ -94,12 +148,24 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       : new BuiltinEmbeddingModel(config['embedding.workers']));
   await embedder.init();
 
+  const location = storageLocation(storageUri, config['storage.options']);
+  const commitProbe = location.shared ? await refuseUnsafeStore(location, config['storage.allowUnsafe'], options.logger) : null;
   const storage = await openLanceStore({
-    uri: storageUri,
+    uri: location.uri,
+    storageOptions: location.options,
+    ...(location.shared ? { shared: { readConsistencyMs: config['storage.readConsistencyMs'] } } : {}),
     vectorSpace: { modelId: embedder.modelId, dimension: embedder.dimension },
     cacheMb: { index: config['storage.indexCacheMb'], metadata: config['storage.metadataCacheMb'] },
     onMaintenanceError: (error) => options.logger?.warn({ err: error }, 'background table maintenance failed'),
   });
+  const leases = location.shared
+    ? new StoreLeases({
+        store: storage.leaseStore,
+        leaseMs: config['cluster.leaseMs'],
+        onError: (error, name) => options.logger?.warn({ err: error, lease: name }, 'a lease could not be renewed'),
+      })
+    : new LocalLeases();
+  storage.useLeases(leases);
   const extractor =
     config['extraction.provider'] === 'ollama'
       ? new OllamaExtractor({ host: config['ollama.host'], model: config['ollama.extractModel'], timeoutMs: config['ollama.timeoutMs'] })
@@ -114,14 +180,17 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   });
   const memories = new MemoryService({ storage, embedder, knowledge, searchModel });
   const query = new QueryService({ storage, memories });
-  const auth = new AuthService(storage);
+  // Other daemons may regenerate or delete a key: a cached key is checked against the store again after
+  // the read-consistency bound (one daemon alone evicts its cache itself on every change).
+  const auth = new AuthService(storage, Date.now, location.shared ? { cacheMs: config['storage.readConsistencyMs'] } : {});
   const plans = options.plans ?? PLANS;
-  const limiter = new RateLimiter(storage.usage, plans);
+  // Other daemons admit requests of the same accounts: their counts are folded in every two seconds.
+  const limiter = new RateLimiter(storage.usage, plans, Date.now, location.shared ? { syncMs: RATE_SYNC_MS } : {});
   const recorder = new UsageRecorder(storage.usage, (error) => options.logger?.warn({ err: error }, 'could not record usage'));
   const accounts = new AccountService({ storage, auth, limiter, recorder, plans });
   const queue = new JobQueue(2);
-  const asyncSaves = new AsyncSaves(storage, memories, queue);
-  const reindexer = new Reindexer(storage, memories, queue);
+  const asyncSaves = new AsyncSaves(storage, memories, queue, Date.now, leases);
+  const reindexer = new Reindexer(storage, memories, queue, Date.now, leases);
   // With Ollama configured but not running, the built-in answerer answers (and the response says so).
   const answerer: LanguageModel =
     config['answer.provider'] === 'ollama'
@@ -167,6 +236,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     webhookSecret: (accountId) => accounts.webhookSecret(accountId),
     itemConcurrency: config['ingest.concurrency'],
     files: watchedFiles,
+    leases,
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'ingest job failed'),
   });
 
@@ -181,6 +251,15 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   await reindexer.resume();
   const resumedIngest = await ingest.resume();
   if (resumedIngest > 0) options.logger?.info({ resumed: resumedIngest }, 'resumed unfinished ingest jobs');
+  // Work of a daemon that died is taken over once its lease expires: look for it twice per lease.
+  const adoption = location.shared
+    ? setInterval(() => {
+        Promise.all([ingest.resume(), asyncSaves.resume(), reindexer.resume()]).catch((error: unknown) =>
+          options.logger?.warn({ err: error }, 'looking for unfinished background work failed'),
+        );
+      }, Math.max(500, Math.floor(config['cluster.leaseMs'] / 2)))
+    : null;
+  adoption?.unref();
   if (resumed > 0) options.logger?.info({ resumed }, 'resumed unfinished async saves');
   const watches = new WatchService({
     storage,
@@ -201,6 +280,18 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'import: an imported watch could not be started'),
   });
   const backups = new BackupService({ storage, memVersion: VERSION });
+
+  const admission = new Admission(options.admissionLimits ?? ADMISSION_LIMITS);
+  const timings = new RequestTimings(LOAD_WINDOW_SECONDS * 1000);
+  const monitor = new LoadMonitor(
+    {
+      lanes: () => admission.load(),
+      timings,
+      embedder: embedder.load ? () => embedder.load?.() ?? EMPTY_EMBEDDER_LOAD : undefined,
+      commits: storage.commitLoad ? () => storage.commitLoad?.() ?? { commits: 0, rows: 0, ms: 0 } : undefined,
+    },
+    LOAD_WINDOW_SECONDS,
+  );
 
   let address = '';
   return {
@@ -226,6 +317,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     exporter,
     importer,
     backups,
+    load: { admission, timings, report: () => monitor.report() },
     firstKey,
     ownerId: account.id,
     runtime: {
@@ -234,11 +326,14 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       ollamaHost: config['ollama.host'],
       address: () => address,
       checkOllama: () => checkOllama(config['ollama.host'], 1500),
+      storage: { uri: location.display, shared: location.shared, commitProbe },
     },
     setAddress(value: string) {
       address = value;
     },
     async close() {
+      monitor.close();
+      if (adoption) clearInterval(adoption);
       await watches.close();
       await ingest.close();
       await recorder.close();
@@ -247,6 +342,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       await answerer.close();
       await extractor.close();
       await storage.close();
+      if (leases instanceof StoreLeases) leases.close();
       if (ownsEmbedder) await embedder.close();
     },
   };

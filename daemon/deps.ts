@@ -20,6 +20,9 @@ import type { WatchService } from '../src/core/watch/watch-service.js';
 import type { BackupService } from '../src/core/export/backup-service.js';
 import type { ExportService } from '../src/core/export/export-service.js';
 import type { ImportService } from '../src/core/export/import-service.js';
+import type { Admission } from '../src/core/scheduling/admission.js';
+import type { RequestTimings } from '../src/core/scheduling/request-timings.js';
+import type { LoadReport } from './load-monitor.js';
 
 /** Everything the HTTP layer needs, built by create-deps.ts (or by tests with their own pieces). */
 export interface AppDeps {
@@ -52,6 +55,12 @@ export interface AppDeps {
   readonly exporter: ExportService;
   readonly importer: ImportService;
   readonly backups: BackupService;
+  /** Admission of requests to their lanes, their timings, and the load figures of GET /v1/status. */
+  readonly load: {
+    readonly admission: Admission;
+    readonly timings: RequestTimings;
+    report(): LoadReport;
+  };
   /** Runtime facts for GET /v1/status. */
   readonly runtime: {
     readonly startedAt: number;
@@ -59,6 +68,12 @@ export interface AppDeps {
     readonly ollamaHost: string;
     address(): string;
     checkOllama(): Promise<{ reachable: boolean; models: string[] }>;
+    /** Where the data lives (credentials redacted) and what the start-up commit probe found (object stores). */
+    readonly storage: {
+      readonly uri: string;
+      readonly shared: boolean;
+      readonly commitProbe: { readonly safe: boolean; readonly ms: number } | null;
+    };
   };
   close(): Promise<void>;
 }

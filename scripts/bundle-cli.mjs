@@ -9,18 +9,44 @@
  * file for the same reason: an error the in-process daemon throws must be the CLI's MemError for
  * `instanceof`, so both import the one module dist/src/errors.js.
  *
+ * Two kinds of module are made here rather than bundled as written, so that a short command loads neither
+ * zod nor every command: the checks of the daemon's answers (response-checks.mjs) and a few modules held as
+ * the values they compute (EVALUATED below).
+ *
  * Minified, with linked source maps: `NODE_OPTIONS=--enable-source-maps mem ...` gives stack traces in the
  * TypeScript sources.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
+import { responseCheckSources } from './response-checks.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
 /** Loaded from the tsc output (see above), by their path relative to dist/cli/. */
 const SHARED = [join(root, 'daemon'), join(root, 'src', 'errors.ts')];
+/** The response checks of the client (response-checks.mjs), from the contract as tsc just built it. */
+const checks = responseCheckSources(await import(join(root, 'dist', 'src', 'api', 'contract.js')));
+const CHECKS_MODULE = join(root, 'src', 'client', 'response-checks.ts');
+/**
+ * Modules the bundle holds as their values, evaluated from the tsc output: what they compute from the config
+ * schema or the whole program is then known without loading zod or every command. Their exports must be
+ * JSON, the same on every machine.
+ */
+const EVALUATED = ['src/config/client-defaults.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts'];
+
+async function evaluatedSource(path) {
+  const exports = await import(join(root, 'dist', path.replace(/\.ts$/, '.js')));
+  return Object.entries(exports)
+    .map(([name, value]) => {
+      const json = JSON.stringify(value);
+      if (json === undefined || !isDeepStrictEqual(JSON.parse(json), value)) throw new Error(`${path}: ${name} is not plain JSON`);
+      return `export const ${name}=${json};`;
+    })
+    .join('');
+}
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
@@ -55,6 +81,29 @@ const result = await build({
           contents: "export { default as en } from 'zod/v4/locales/en.js';",
           resolveDir: root,
         }));
+      },
+    },
+    {
+      name: 'evaluated-at-build',
+      setup(pluginBuild) {
+        pluginBuild.onLoad({ filter: /\.ts$/ }, async (args) => {
+          const path = relative(root, args.path).split('\\').join('/');
+          return EVALUATED.includes(path) ? { contents: await evaluatedSource(path), loader: 'js' } : undefined;
+        });
+      },
+    },
+    {
+      // src/client/response-checks.ts becomes a loader of the generated checks, one chunk per schema, so
+      // that `mem search` reads the check of SearchResponse and nothing of the others.
+      name: 'response-checks',
+      setup(pluginBuild) {
+        pluginBuild.onLoad({ filter: /[\\/]src[\\/]client[\\/]response-checks\.ts$/ }, (args) => {
+          if (args.path !== CHECKS_MODULE) return undefined;
+          const cases = [...checks.keys()].map((name) => `case ${JSON.stringify(name)}:return import(${JSON.stringify(`response-check:${name}`)}).then((m)=>m.check);`);
+          return { contents: `export function loadResponseCheck(name){switch(name){${cases.join('')}default:return Promise.resolve(undefined);}}`, loader: 'js' };
+        });
+        pluginBuild.onResolve({ filter: /^response-check:/ }, (args) => ({ path: args.path.slice('response-check:'.length), namespace: 'response-check' }));
+        pluginBuild.onLoad({ filter: /.*/, namespace: 'response-check' }, (args) => ({ contents: checks.get(args.path), loader: 'js', resolveDir: root }));
       },
     },
     {

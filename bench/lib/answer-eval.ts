@@ -37,16 +37,79 @@ export interface AnswerRecord {
   readonly f1: number;
   /** Retrieval and fact lookup plus the default answer, in-process. */
   readonly ms: number;
+  /** The answerer's ABSTENTION_SIGNALS for a passage answer (the abstention fit reads them). */
+  readonly signals?: readonly number[];
+}
+
+/**
+ * One question as retrieval left it: the request the answerer got (sources, facts, the question's vector),
+ * saved so that the answerer's variants can be refitted without the store (fit-answers.ts --requests).
+ */
+export interface AskedQuestion {
+  readonly fold: string;
+  readonly category: number;
+  readonly question: string;
+  readonly gold: string;
+  readonly ms: number;
+  readonly request?: Omit<AnswerRequest, 'questionVector' | 'signal'> & { readonly questionVector?: readonly number[] };
 }
 
 export interface AnswerHarness {
   readonly deps: CreatedDeps;
-  /**
-   * Answers every question of the folds (each in its fold's space): retrieval once, then each variant of
-   * the answerer's rules on the same request.
-   */
+  /** Asks every question of the folds (each in its fold's space) once, keeping the answerer's request. */
+  ask(folds: readonly AnswerFold[], options?: { tier?: AnswerTier; label?: string }): Promise<AskedQuestion[]>;
+  /** ask, then answerAll with the variants. */
   run(folds: readonly AnswerFold[], variants: readonly AnswerRules[], options?: { tier?: AnswerTier; label?: string }): Promise<AnswerRecord[][]>;
   close(): Promise<void>;
+}
+
+/**
+ * Every variant of the built-in answerer's rules answers every asked question (the request retrieval made
+ * once), scored as LoCoMo scores answers. The variants abstain only by their own rules: the fitted
+ * abstention model is applied to the records afterwards (answer-fit.ts), from the signals they carry.
+ */
+export async function answerAll(asked: readonly AskedQuestion[], variants: readonly AnswerRules[], embedder: EmbeddingModel, label = 'answer'): Promise<AnswerRecord[][]> {
+  const memo = new MemoEmbedder(embedder);
+  const models = variants.map((rules) => new BuiltinLanguageModel(memo, { ...rules, abstention: undefined }));
+  const records: AnswerRecord[][] = variants.map(() => []);
+  const bar = progress(`${label} (${variants.length} variants)`, asked.length);
+  for (const entry of asked) {
+    const saved = entry.request;
+    let request: AnswerRequest | undefined;
+    if (saved) {
+      const { questionVector, ...rest } = saved;
+      request = { ...rest, ...(questionVector ? { questionVector: Float32Array.from(questionVector) } : {}) };
+    }
+    for (const [index, model] of models.entries()) {
+      let answer = '';
+      let basis: 'facts' | 'passages' = 'passages';
+      let raw = 0;
+      let signals: readonly number[] | undefined;
+      if (request) {
+        const out = await model.extract(request);
+        answer = out.text.trim();
+        basis = out.basis;
+        signals = out.signals;
+        const relevance = (id: string) => request.sources.find((source) => source.id === id)?.relevance ?? 0;
+        raw = basis === 'facts' ? out.support : confidenceOf(out.cited.map(relevance), request.sources[0]?.relevance ?? 0, out.support);
+      }
+      records[index]?.push({
+        fold: entry.fold,
+        category: entry.category,
+        question: entry.question,
+        gold: entry.gold,
+        answer,
+        basis,
+        raw,
+        f1: entry.category === 5 || !answer ? 0 : locomoF1(answer, entry.gold, entry.category),
+        ms: entry.ms,
+        ...(signals ? { signals } : {}),
+      });
+    }
+    bar.tick();
+  }
+  bar.done();
+  return records;
 }
 
 /**
@@ -138,48 +201,36 @@ export async function openAnswerHarness(folds: readonly AnswerFold[], options: {
     await deps.knowledge.idle();
     writeFileSync(marker, wanted);
   }
-  return {
+  const harness: AnswerHarness = {
     deps,
-    async run(runFolds, variants, runOptions = {}) {
-      const embedder = new MemoEmbedder(deps.embedder);
-      const models = variants.map((spans) => new BuiltinLanguageModel(embedder, spans));
-      const recording = new RecordingModel(models[0] ?? new BuiltinLanguageModel(embedder, ANSWER_PARAMETERS.rules));
+    async ask(runFolds, runOptions = {}) {
+      const recording = new RecordingModel(new BuiltinLanguageModel(new MemoEmbedder(deps.embedder), ANSWER_PARAMETERS.rules));
       const asker = new AskService(deps.memories, recording, deps.knowledge);
       const questions = runFolds.flatMap((fold) => fold.questions.map((question) => ({ fold, question })));
       const bar = progress(runOptions.label ?? 'ask', questions.length);
-      const records: AnswerRecord[][] = variants.map(() => []);
+      const asked: AskedQuestion[] = [];
       for (const { fold, question } of questions) {
         recording.last = undefined;
         const tier = runOptions.tier ?? 'default';
         const { ms } = await timed(() => asker.ask(deps.ownerId, { query: question.question, limit: 10, filter: { spaceId: fold.id }, tier, hybrid: true }));
         const request = recording.last as AnswerRequest | undefined;
-        for (const [index, model] of models.entries()) {
-          let answer = '';
-          let basis: 'facts' | 'passages' = 'passages';
-          let raw = 0;
-          if (request) {
-            const out = await model.extract(request);
-            answer = out.text.trim();
-            basis = out.basis;
-            const relevance = (id: string) => request.sources.find((source) => source.id === id)?.relevance ?? 0;
-            raw = basis === 'facts' ? out.support : confidenceOf(out.cited.map(relevance), request.sources[0]?.relevance ?? 0, out.support);
-          }
-          records[index]?.push({
-            fold: fold.id,
-            category: question.category,
-            question: question.question,
-            gold: question.gold,
-            answer,
-            basis,
-            raw,
-            f1: question.category === 5 || !answer ? 0 : locomoF1(answer, question.gold, question.category),
-            ms,
-          });
-        }
+        asked.push({
+          fold: fold.id,
+          category: question.category,
+          question: question.question,
+          gold: question.gold,
+          ms,
+          ...(request
+            ? { request: { question: request.question, sources: request.sources, ...(request.facts ? { facts: request.facts } : {}), tier: request.tier, ...(request.questionVector ? { questionVector: [...request.questionVector] } : {}) } }
+            : {}),
+        });
         bar.tick();
       }
       bar.done();
-      return records;
+      return asked;
+    },
+    async run(runFolds, variants, runOptions = {}) {
+      return answerAll(await harness.ask(runFolds, runOptions), variants, deps.embedder, runOptions.label);
     },
     async close() {
       await app.close();
@@ -187,4 +238,5 @@ export async function openAnswerHarness(folds: readonly AnswerFold[], options: {
       if (!options.home) rmSync(home, { recursive: true, force: true });
     },
   };
+  return harness;
 }

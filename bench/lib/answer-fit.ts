@@ -1,13 +1,16 @@
 import { answerConfidence } from '../../src/core/answers/answer-calibration.js';
 import type { AnswerParameters } from '../../src/core/answers/answer-parameters.js';
-import type { AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { abstains, type AbstentionModel, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { AnswerRecord } from './answer-eval.js';
+import { fitLogistic } from './logistic.js';
 
 /**
  * The fits behind core/answers/answer-parameters.ts, pure so that they run the same on all folds and on each
  * leave-one-conversation-out split: the answerer's rules (a variant of the grid) and the confidence
- * calibration (isotonic regression of "right" on the raw measure, per basis). Right means token F1 >= 0.5;
- * an answer to an unanswerable question (category 5) is wrong, an abstention there is right.
+ * calibration (isotonic regression of "right" on the raw measure, per basis), and the abstention model (a
+ * logistic regression of "unanswerable" on the answerer's signals, its bias moved so that answerable
+ * questions are refused at most FALSE_ABSTENTION_CEILING of the time). Right means token F1 >= 0.5; an
+ * answer to an unanswerable question (category 5) is wrong, an abstention there is right.
  */
 
 export const RIGHT_F1 = 0.5;
@@ -107,24 +110,91 @@ export function abstention(records: readonly AnswerRecord[]): { unanswerable: nu
   };
 }
 
+/** The L2 penalty of the abstention model: six signals on hundreds of questions need little. */
+const ABSTENTION_LAMBDA = 0.001;
+
+/** The records as the answerer gives them with an abstention model: refused answers become abstentions. */
+export function withAbstention(records: readonly AnswerRecord[], model: AbstentionModel | undefined): AnswerRecord[] {
+  if (!model) return [...records];
+  return records.map((record) => (record.answer !== '' && abstains(model, record.signals) ? { ...record, answer: '', f1: 0 } : record));
+}
+
 /**
- * The variant to ship: the best mean F1 plus ABSTENTION_WORTH per share of unanswerable questions abstained
- * on, among those whose false abstention stays under the ceiling (the first of equals: the grid lists the
- * simpler variants first).
+ * The abstention model for one variant's records: logistic regression of "unanswerable" (category 5) on
+ * the signals of the passage answers it gave (both classes weighted equally), then the bias moved to the
+ * threshold that abstains on the most unanswerable questions while refusing at most the ceiling of the
+ * answerable ones (counting the variant's own abstentions); ties go to the higher F1. Undefined when no
+ * threshold abstains on anything.
  */
-export function pickVariant(perVariant: readonly (readonly AnswerRecord[])[]): number {
-  let best = -1;
+export function fitAbstention(records: readonly AnswerRecord[]): AbstentionModel | undefined {
+  const given = records.filter((record) => record.answer !== '' && record.signals && record.category >= 1 && record.category <= 5);
+  const positives = given.filter((record) => record.category === 5).length;
+  const negatives = given.length - positives;
+  if (positives === 0 || negatives === 0) return undefined;
+  const fitted = fitLogistic(
+    given.map((record) => ({ x: record.signals as readonly number[], y: record.category === 5 ? 1 : 0, weight: record.category === 5 ? 1 / positives : 1 / negatives })),
+    ABSTENTION_LAMBDA,
+  );
+  const value = (record: AnswerRecord) => fitted.weights.reduce((sum, weight, index) => sum + weight * (record.signals?.[index] ?? 0), fitted.bias);
+  // Sweep the threshold down through the decision values (highest first): abstaining above it refuses the
+  // first k answers. Counts are kept incrementally; equal values are refused together.
+  const unanswerable = records.filter((record) => record.category === 5);
+  const answerable = records.filter(ANSWERABLE);
+  const base = abstention(records);
+  let refusedUnanswerable = base.unanswerable * unanswerable.length;
+  let refusedAnswerable = base.falseAbstention * answerable.length;
+  let f1Sum = answerable.reduce((sum, record) => sum + record.f1, 0);
+  const ranked = given.map((record) => ({ record, value: value(record) })).sort((a, b) => b.value - a.value);
+  let best: { threshold: number; abstention: number; f1: number } | undefined;
+  for (let k = 0; k < ranked.length; k++) {
+    const entry = ranked[k] as { record: AnswerRecord; value: number };
+    if (entry.record.category === 5) refusedUnanswerable++;
+    else {
+      refusedAnswerable++;
+      f1Sum -= entry.record.f1;
+    }
+    const next = ranked[k + 1];
+    if (next && next.value === entry.value) continue;
+    if (refusedAnswerable / Math.max(1, answerable.length) > FALSE_ABSTENTION_CEILING) break;
+    const rate = refusedUnanswerable / Math.max(1, unanswerable.length);
+    const f1 = f1Sum / Math.max(1, answerable.length);
+    if (!best || rate > best.abstention + 1e-9 || (Math.abs(rate - best.abstention) <= 1e-9 && f1 > best.f1 + 1e-9)) {
+      best = { threshold: next ? (entry.value + next.value) / 2 : entry.value - 1, abstention: rate, f1 };
+    }
+  }
+  if (!best || best.abstention <= base.unanswerable) return undefined;
+  return { bias: round6(fitted.bias - best.threshold), weights: fitted.weights.map(round6) };
+}
+
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+/** A variant with its abstention model fitted on the records given, and those records as it answers them. */
+interface Fitted {
+  readonly index: number;
+  readonly abstention: AbstentionModel | undefined;
+  readonly records: AnswerRecord[];
+}
+
+/**
+ * The variant to ship: each with its abstention model fitted on the same records, the best mean F1 plus
+ * ABSTENTION_WORTH per share of unanswerable questions abstained on, among those whose false abstention
+ * stays under the ceiling (the first of equals: the grid lists the simpler variants first).
+ */
+export function pickVariant(perVariant: readonly (readonly AnswerRecord[])[]): Fitted {
+  let best: Fitted | undefined;
   let bestValue = -Infinity;
   perVariant.forEach((records, index) => {
-    const rates = abstention(records);
-    if (rates.falseAbstention > FALSE_ABSTENTION_CEILING) return;
-    const value = meanF1(records) + ABSTENTION_WORTH * rates.unanswerable;
+    if (abstention(records).falseAbstention > FALSE_ABSTENTION_CEILING) return;
+    const model = fitAbstention(records);
+    const applied = withAbstention(records, model);
+    const rates = abstention(applied);
+    const value = meanF1(applied) + ABSTENTION_WORTH * rates.unanswerable;
     if (value > bestValue + 1e-9) {
-      best = index;
+      best = { index, abstention: model, records: applied };
       bestValue = value;
     }
   });
-  return Math.max(0, best);
+  return best ?? { index: 0, abstention: undefined, records: [...(perVariant[0] ?? [])] };
 }
 
 export interface SetFigures {
@@ -163,19 +233,24 @@ export interface FoldFigures extends SetFigures {
   readonly rules: AnswerRules;
 }
 
-/** Leave one fold out, for every fold: rules and calibration fitted on the others, figures of the one left out. */
+/** Leave one fold out, for every fold: rules, abstention and calibration fitted on the others, figures of the one left out. */
 export function leaveOneOut(variants: readonly AnswerRules[], perVariant: readonly (readonly AnswerRecord[])[]): FoldFigures[] {
   const folds = [...new Set((perVariant[0] ?? []).map((record) => record.fold))];
   return folds.map((fold) => {
-    const index = pickVariant(perVariant.map((records) => records.filter((record) => record.fold !== fold)));
-    const records = perVariant[index] ?? [];
-    const calibration = fitCalibration(records.filter((record) => record.fold !== fold));
-    return { fold, rules: variants[index] as AnswerRules, ...figuresOf(records.filter((record) => record.fold === fold), calibration) };
+    const fitted = pickVariant(perVariant.map((records) => records.filter((record) => record.fold !== fold)));
+    const calibration = fitCalibration(fitted.records);
+    const heldOut = withAbstention((perVariant[fitted.index] ?? []).filter((record) => record.fold === fold), fitted.abstention);
+    return { fold, rules: rulesOf(variants, fitted), ...figuresOf(heldOut, calibration) };
   });
+}
+
+function rulesOf(variants: readonly AnswerRules[], fitted: Fitted): AnswerRules {
+  const rules = variants[fitted.index] as AnswerRules;
+  return fitted.abstention ? { ...rules, abstention: fitted.abstention } : rules;
 }
 
 /** Everything fitted on all folds: the parameters the product ships. */
 export function fitAll(variants: readonly AnswerRules[], perVariant: readonly (readonly AnswerRecord[])[]): AnswerParameters {
-  const index = pickVariant(perVariant);
-  return { rules: variants[index] as AnswerRules, calibration: fitCalibration(perVariant[index] ?? []) };
+  const fitted = pickVariant(perVariant);
+  return { rules: rulesOf(variants, fitted), calibration: fitCalibration(fitted.records) };
 }

@@ -18,7 +18,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/v1/status',
       {
         schema: {
-          summary: 'Daemon status: version, uptime, memory count, models, Ollama reachability (addition)',
+          summary: 'Daemon status: version, uptime, memory count, models, Ollama reachability, load (addition)',
           tags: ['system'],
           response: { 200: StatusResponse },
         },
@@ -26,8 +26,10 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const { tenant } = requireAuth(request.auth);
         const store = deps.storage.memories(tenant);
+        let readMs = 0;
+        const readStarted = performance.now();
         const [memoryCount, missing, ollama] = await Promise.all([
-          store.count(),
+          store.count().finally(() => (readMs = performance.now() - readStarted)),
           store.idsWithoutVectors(1_000_000).then((ids) => ids.length),
           deps.runtime.checkOllama(),
         ]);
@@ -48,6 +50,8 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
           ollama: { host: deps.runtime.ollamaHost, reachable: ollama.reachable, models: ollama.models },
           vectors: { missing },
+          load: deps.load.report(),
+          storage: { ...deps.runtime.storage, readMs: Math.round(readMs * 10) / 10 },
         };
       },
     );

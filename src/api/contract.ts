@@ -555,6 +555,55 @@ export type UserListResponse = z.infer<typeof UserListResponse>;
 export const HealthResponse = z.object({ status: z.literal('ok'), version: z.string() });
 export type HealthResponse = z.infer<typeof HealthResponse>;
 
+const percentiles = z.object({ p50: z.number(), p99: z.number() });
+const laneLoad = z.object({
+  running: z.number(),
+  queued: z.number(),
+  admitted: z.number().describe('Requests admitted since the start'),
+  rejected: z.number().describe('Requests refused with 429 RATE_LIMITED because the lane was full, since the start'),
+});
+export const LoadStatus = z.object({
+  windowSeconds: z.number(),
+  eventLoop: z.object({ delayP50Ms: z.number(), delayP99Ms: z.number(), delayMaxMs: z.number(), utilization: z.number() }),
+  cpu: z
+    .object({
+      process: z.number(),
+      main: z.number(),
+      workers: z.record(z.string(), z.number()).describe('Busy share per kind of worker thread (embed-worker, extract-worker)'),
+      other: z.number().describe("The rest of the process: LanceDB's threads, garbage collection, I/O"),
+    })
+    .describe('Cores kept busy (1 = one core all the time)'),
+  lanes: z.object({ read: laneLoad, search: laneLoad, write: laneLoad, bulk: laneLoad }),
+  requests: z
+    .array(
+      z.object({
+        type: z.string().describe('Method and route, e.g. POST /v1/search'),
+        count: z.number(),
+        perSecond: z.number(),
+        errors: z.number().describe('Answers with a 5xx status'),
+        queuedMs: percentiles.describe('Time waiting for a slot of its lane'),
+        workingMs: percentiles.describe('Time from the slot to the answer'),
+      }),
+    )
+    .describe('Per request type over the window'),
+  embedder: z
+    .object({
+      workers: z.number(),
+      queued: z.object({ interactive: z.number(), background: z.number() }),
+      textsPerSecond: z.number(),
+      meanBatch: z.number(),
+      queuedMs: z.number().describe('Mean time a text waited for a worker'),
+      workingMs: z.number().describe('Mean time from a worker taking a text to its vector'),
+    })
+    .nullable()
+    .describe('The built-in embedder; null for Ollama'),
+  commits: z
+    .object({ perSecond: z.number(), rowsPerCommit: z.number(), meanMs: z.number() })
+    .nullable()
+    .describe('LanceDB writes (each a new table version)'),
+});
+export type LoadStatus = z.infer<typeof LoadStatus>;
+
 export const StatusResponse = z.object({
   success: z.literal(true),
   version: z.string(),
@@ -568,6 +617,19 @@ export const StatusResponse = z.object({
   }),
   ollama: z.object({ host: z.string(), reachable: z.boolean(), models: z.array(z.string()) }),
   vectors: z.object({ missing: z.number().describe('Memories without vectors in the current embedding space') }),
+  load: LoadStatus.optional()
+    .describe('How busy the daemon is over the last few seconds (addition): where the time goes under load.'),
+  storage: z
+    .object({
+      uri: z.string().describe('Where the data lives, without credentials'),
+      shared: z.boolean().describe('An object store that several daemons may share'),
+      readMs: z.number().describe('How long counting the memories took for this response'),
+      commitProbe: z
+        .object({ safe: z.boolean(), ms: z.number() })
+        .nullable()
+        .describe('Object stores: whether the store rejected a second create-if-absent when the daemon started, and how long proving it took'),
+    })
+    .optional(),
 });
 export type StatusResponse = z.infer<typeof StatusResponse>;
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { MemClient } from '../client/http-client.js';
+import type { ClientSettings } from '../config/client-settings.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { Output } from './output.js';
 
@@ -25,25 +26,26 @@ export function outputFor(command: Command): Output {
   return new Output({ json: Boolean(options.json), quiet: Boolean(options.quiet) });
 }
 
-export async function configFor(command: Command): Promise<LoadedConfig> {
+function flagsOf(command: Command) {
   const options = globals(command);
+  return options.host ? { 'client.url': options.host } : {};
+}
+
+export async function configFor(command: Command): Promise<LoadedConfig> {
   const { loadConfig } = await import('../config/load-config.js');
-  return loadConfig({ flags: options.host ? { 'client.url': options.host } : {} });
+  return loadConfig({ flags: flagsOf(command) });
 }
 
 /**
  * A client for the daemon this CLI should talk to, with the stored API key. When no daemon answers and
  * `--start` (or config client.autoStart) says so, starts one in the background first.
  */
-export async function clientFor(command: Command): Promise<{ client: MemClient; output: Output; loaded: LoadedConfig }> {
+export async function clientFor(command: Command): Promise<{ client: MemClient; output: Output; loaded: ClientSettings }> {
   const options = globals(command);
   const output = outputFor(command);
-  const [loaded, { resolveDaemonUrl }, { readApiKey }, { MemClient }] = await Promise.all([
-    configFor(command),
-    import('../client/discovery.js'),
-    import('../config/credentials.js'),
-    import('../client/http-client.js'),
-  ]);
+  const { loadClientSettings, resolveDaemonUrl, readApiKey, MemClient } = await import('./daemon-connection.js');
+  // Without zod when nothing is configured (client-settings.ts).
+  const loaded: ClientSettings = await loadClientSettings({ flags: flagsOf(command) });
   let { url } = resolveDaemonUrl(loaded);
   const stored = await readApiKey(loaded.paths);
   let client = new MemClient({ baseUrl: url, apiKey: stored?.key, timeoutMs: loaded.config['client.timeoutMs'] });
@@ -55,7 +57,7 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
     if (!up) {
       output.info('Starting the mem daemon...');
       const { startDaemonInBackground } = await import('./daemon-process.js');
-      url = (await startDaemonInBackground(loaded)).url;
+      url = (await startDaemonInBackground(await configFor(command))).url;
       const key = await readApiKey(loaded.paths);
       client = new MemClient({ baseUrl: url, apiKey: key?.key, timeoutMs: loaded.config['client.timeoutMs'] });
     }
@@ -68,12 +70,8 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
  * gives up after `timeoutMs`, because a completion must answer at once or not at all.
  */
 export async function quickClientFor(command: Command, timeoutMs: number): Promise<MemClient> {
-  const [loaded, { resolveDaemonUrl }, { readApiKey }, { MemClient }] = await Promise.all([
-    configFor(command),
-    import('../client/discovery.js'),
-    import('../config/credentials.js'),
-    import('../client/http-client.js'),
-  ]);
+  const { loadClientSettings, resolveDaemonUrl, readApiKey, MemClient } = await import('./daemon-connection.js');
+  const loaded = await loadClientSettings({ flags: flagsOf(command) });
   const stored = await readApiKey(loaded.paths);
   return new MemClient({ baseUrl: resolveDaemonUrl(loaded).url, apiKey: stored?.key, timeoutMs });
 }

@@ -1,17 +1,29 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import type { LoadedConfig } from '../config/load-config.js';
 
-const RunFileSchema = z.object({ pid: z.number(), url: z.string(), version: z.string(), startedAt: z.string() });
-export type RunFileInfo = z.infer<typeof RunFileSchema>;
+/** What the CLI reads of the run file a daemon writes in its state dir (daemon/main.ts `RunFile`). */
+export interface RunFileInfo {
+  readonly pid: number;
+  readonly url: string;
+  readonly version: string;
+  readonly startedAt: string;
+}
 
+/**
+ * The run file's fields, checked by hand: every command that talks to the daemon reads this file, and zod
+ * would be loaded for these four fields alone (bench/README.md, "CLI"). A file that is not one is no daemon.
+ */
 export function readRunFile(path: string): RunFileInfo | null {
+  let value: unknown;
   try {
-    const parsed = RunFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-    return parsed.success ? parsed.data : null;
+    value = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
     return null;
   }
+  if (typeof value !== 'object' || value === null) return null;
+  const { pid, url, version, startedAt } = value as Record<string, unknown>;
+  if (typeof pid !== 'number' || !Number.isFinite(pid) || typeof url !== 'string' || typeof version !== 'string' || typeof startedAt !== 'string') return null;
+  return { pid, url, version, startedAt };
 }
 
 export function isAlive(pid: number): boolean {
@@ -27,7 +39,7 @@ export function isAlive(pid: number): boolean {
  * Where the CLI finds the daemon: `MEM_HOST` / config `client.url`, else the run file a live local daemon
  * wrote in the state dir, else http://127.0.0.1:<server.port>.
  */
-export function resolveDaemonUrl(loaded: LoadedConfig): { url: string; source: 'config' | 'run-file' | 'default' } {
+export function resolveDaemonUrl(loaded: Pick<LoadedConfig, 'paths'> & { readonly config: Pick<LoadedConfig['config'], 'client.url' | 'server.port'> }): { url: string; source: 'config' | 'run-file' | 'default' } {
   const configured = loaded.config['client.url'];
   if (configured) return { url: configured.replace(/\/+$/, ''), source: 'config' };
   const run = readRunFile(loaded.paths.runFile);

@@ -1,67 +1,27 @@
-import type { z } from 'zod';
-import {
-  AskDeltaEvent,
+import type {
+  AskBody,
   AskResponse,
-  RemindResponse,
-  TurboAskResponse,
-  TurboSaveResponse,
-  type AskBody,
-  type RemindBody,
-  type TurboAskBody,
-  type TurboSaveBody,
-  BulkDeleteResponse,
-  HealthResponse,
-  JobResponse,
-  KeyListResponse,
-  KeyResponse,
-  ListResponse,
-  MemoryResponse,
-  MessageResponse,
-  QueryResponse,
-  ReindexResponse,
-  SaveResponse,
-  SaveStatusResponse,
-  SearchResponse,
-  StatusResponse,
-  type CreateKeyBody,
-  type QueryBody,
-  type SaveBody,
-  type SearchBody,
-  type UpdateBody,
-} from '../api/contract.js';
-import {
-  EntitiesResponse,
-  ExtractionStatusResponse,
-  EnrichAllResponse,
-  EnrichResponse,
-  ExtractRetryResponse,
-  FactsResponse,
-  GraphResponse,
+  CreateKeyBody,
+  CreateUserBody,
+  IngestAsyncResponse,
+  IngestBody,
+  IngestSyncResponse,
+  QueryBody,
+  RemindBody,
+  SaveBody,
+  SearchBody,
+  TurboAskBody,
+  TurboSaveBody,
+  UpdateBody,
+  UpdateProfileBody,
+  UpdateUserBody,
+  UsageQuery,
+  WatchBody,
 } from '../api/contract.js';
 import type { ENTITY_SORTS, ENTITY_TYPES, FACT_CATEGORIES } from '../api/contract.js';
-import {
-  IngestAsyncResponse,
-  IngestStatusResponse,
-  IngestSyncResponse,
-  JobListResponse,
-  SaveSyncResponse,
-  WebhookSecretResponse,
-  type IngestBody,
-} from '../api/contract.js';
-import {
-  CreatedUserResponse,
-  ProfileResponse,
-  UsageResponse,
-  UserListResponse,
-  UserResponse,
-  type CreateUserBody,
-  type UpdateProfileBody,
-  type UpdateUserBody,
-  type UsageQuery,
-} from '../api/contract.js';
-
-import { WatchCreatedResponse, WatchListResponse, type WatchBody } from '../api/contract.js';
-import { BackupResponse, ImportResponse } from '../api/contract.js';
+import { isErrorCode, MemError } from '../errors.js';
+import { parseResponse, type Parsed, type SchemaName } from './parse-response.js';
+import { sendText, type TextResponse } from './http-transport.js';
 
 export interface ExportParams {
   readonly spaceId?: string | undefined;
@@ -93,8 +53,6 @@ export interface GraphParams {
   readonly depth?: number | undefined;
   readonly limit?: number | undefined;
 }
-import { isErrorCode, MemError } from '../errors.js';
-import { sendText, type TextResponse } from './http-transport.js';
 
 /** One event of a streamed answer (`MemClient.askStream`): a piece of text, then the whole response. */
 export type AskStreamEvent = { readonly type: 'delta'; readonly text: string } | { readonly type: 'done'; readonly response: AskResponse };
@@ -185,13 +143,13 @@ export class MemClient {
     return sendText(this.baseUrl + path, { method: init.method, headers: init.headers, body: init.body, signal: init.signal });
   }
 
-  private async request<T extends z.ZodType>(
-    schema: T,
+  private async request<N extends SchemaName>(
+    schema: N,
     method: string,
     path: string,
     body?: unknown,
     options: { timeoutMs?: number; auth?: boolean; form?: FormData } = {},
-  ): Promise<z.infer<T>> {
+  ): Promise<Parsed<N>> {
     const headers: Record<string, string> = { accept: 'application/json' };
     // FormData sets its own multipart content type (with the boundary).
     if (body !== undefined && !options.form) headers['content-type'] = 'application/json';
@@ -235,7 +193,7 @@ export class MemClient {
           : {}),
       });
     }
-    const parsed = schema.safeParse(json);
+    const parsed = await parseResponse(schema, json);
     if (!parsed.success) {
       throw new MemError('INTERNAL_ERROR', `Unexpected response from ${method} ${path}: ${parsed.error.message}`, {
         hint: 'The CLI and the daemon may be different versions; restart the daemon.',
@@ -245,35 +203,35 @@ export class MemClient {
   }
 
   health(timeoutMs = 2000) {
-    return this.request(HealthResponse, 'GET', '/health', undefined, { timeoutMs, auth: false });
+    return this.request('HealthResponse', 'GET', '/health', undefined, { timeoutMs, auth: false });
   }
 
   status() {
-    return this.request(StatusResponse, 'GET', '/v1/status');
+    return this.request('StatusResponse', 'GET', '/v1/status');
   }
 
   save(body: SaveBody) {
-    return this.request(SaveResponse, 'POST', '/v1/save', body);
+    return this.request('SaveResponse', 'POST', '/v1/save', body);
   }
 
   saveStatus(pendingId: string) {
-    return this.request(SaveStatusResponse, 'GET', `/v1/save/status/${encodeURIComponent(pendingId)}`);
+    return this.request('SaveStatusResponse', 'GET', `/v1/save/status/${encodeURIComponent(pendingId)}`);
   }
 
   getMemory(id: string) {
-    return this.request(MemoryResponse, 'GET', `/v1/memory/${encodeURIComponent(id)}`);
+    return this.request('MemoryResponse', 'GET', `/v1/memory/${encodeURIComponent(id)}`);
   }
 
   updateMemory(id: string, body: UpdateBody) {
-    return this.request(MemoryResponse, 'PATCH', `/v1/memory/${encodeURIComponent(id)}`, body);
+    return this.request('MemoryResponse', 'PATCH', `/v1/memory/${encodeURIComponent(id)}`, body);
   }
 
   deleteMemory(id: string) {
-    return this.request(MessageResponse, 'DELETE', `/v1/memory/${encodeURIComponent(id)}`);
+    return this.request('MessageResponse', 'DELETE', `/v1/memory/${encodeURIComponent(id)}`);
   }
 
   deleteMemories(ids: readonly string[]) {
-    return this.request(BulkDeleteResponse, 'POST', '/v1/memories/delete', { ids });
+    return this.request('BulkDeleteResponse', 'POST', '/v1/memories/delete', { ids });
   }
 
   listMemories(params: ListParams = {}) {
@@ -285,43 +243,43 @@ export class MemClient {
     if (params.after !== undefined) query.set('after', params.after);
     if (params.before !== undefined) query.set('before', params.before);
     const qs = query.toString();
-    return this.request(ListResponse, 'GET', `/v1/memories${qs ? `?${qs}` : ''}`);
+    return this.request('ListResponse', 'GET', `/v1/memories${qs ? `?${qs}` : ''}`);
   }
 
   search(body: SearchBody) {
-    return this.request(SearchResponse, 'POST', '/v1/search', body);
+    return this.request('SearchResponse', 'POST', '/v1/search', body);
   }
 
   query(body: QueryBody) {
-    return this.request(QueryResponse, 'POST', '/v1/query', body);
+    return this.request('QueryResponse', 'POST', '/v1/query', body);
   }
 
   listKeys() {
-    return this.request(KeyListResponse, 'GET', '/keys');
+    return this.request('KeyListResponse', 'GET', '/keys');
   }
 
   createKey(body: CreateKeyBody) {
-    return this.request(KeyResponse, 'POST', '/keys', body);
+    return this.request('KeyResponse', 'POST', '/keys', body);
   }
 
   regenerateKey(id: string) {
-    return this.request(KeyResponse, 'POST', `/keys/${encodeURIComponent(id)}/regenerate`);
+    return this.request('KeyResponse', 'POST', `/keys/${encodeURIComponent(id)}/regenerate`);
   }
 
   deleteKey(id: string) {
-    return this.request(MessageResponse, 'DELETE', `/keys/${encodeURIComponent(id)}`);
+    return this.request('MessageResponse', 'DELETE', `/keys/${encodeURIComponent(id)}`);
   }
 
   reindex(all = false) {
-    return this.request(ReindexResponse, 'POST', '/v1/reindex', { all });
+    return this.request('ReindexResponse', 'POST', '/v1/reindex', { all });
   }
 
   job(jobId: string) {
-    return this.request(JobResponse, 'GET', `/v1/jobs/${encodeURIComponent(jobId)}`);
+    return this.request('JobResponse', 'GET', `/v1/jobs/${encodeURIComponent(jobId)}`);
   }
 
   ask(body: AskBody) {
-    return this.request(AskResponse, 'POST', '/v1/ask', { ...body, stream: false });
+    return this.request('AskResponse', 'POST', '/v1/ask', { ...body, stream: false });
   }
 
   /**
@@ -357,10 +315,14 @@ export class MemClient {
     }
     for await (const { event, data } of serverSentEvents(response.body)) {
       const json: unknown = JSON.parse(data);
-      if (event === 'delta') yield { type: 'delta', text: AskDeltaEvent.parse(json).text };
+      if (event === 'delta') {
+        const delta = await parseResponse('AskDeltaEvent', json);
+        if (!delta.success) throw delta.error;
+        yield { type: 'delta', text: delta.data.text };
+      }
       else if (event === 'error') throw errorFromBody(500, json);
       else if (event === 'done') {
-        const parsed = AskResponse.safeParse(json);
+        const parsed = await parseResponse('AskResponse', json);
         if (!parsed.success) throw new MemError('INTERNAL_ERROR', `Unexpected final event from POST /v1/ask: ${parsed.error.message}`);
         yield { type: 'done', response: parsed.data };
         return;
@@ -372,19 +334,19 @@ export class MemClient {
   }
 
   remind(body: RemindBody) {
-    return this.request(RemindResponse, 'POST', '/v1/remind', body);
+    return this.request('RemindResponse', 'POST', '/v1/remind', body);
   }
 
   turboSave(body: TurboSaveBody) {
-    return this.request(TurboSaveResponse, 'POST', '/v1/turbo/save', body);
+    return this.request('TurboSaveResponse', 'POST', '/v1/turbo/save', body);
   }
 
   turboAsk(body: TurboAskBody) {
-    return this.request(TurboAskResponse, 'POST', '/v1/turbo/ask', body);
+    return this.request('TurboAskResponse', 'POST', '/v1/turbo/ask', body);
   }
 
   /** GET with a query string of the defined values. */
-  private getWith<T extends z.ZodType>(schema: T, path: string, params: Record<string, string | number | boolean | undefined>) {
+  private getWith<N extends SchemaName>(schema: N, path: string, params: Record<string, string | number | boolean | undefined>) {
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, String(value));
     const qs = query.toString();
@@ -392,75 +354,75 @@ export class MemClient {
   }
 
   entities(params: EntityParams = {}) {
-    return this.getWith(EntitiesResponse, '/v1/entities', { ...params });
+    return this.getWith('EntitiesResponse', '/v1/entities', { ...params });
   }
 
   facts(params: FactParams = {}) {
-    return this.getWith(FactsResponse, '/v1/facts', { ...params });
+    return this.getWith('FactsResponse', '/v1/facts', { ...params });
   }
 
   graph(params: GraphParams = {}) {
-    return this.getWith(GraphResponse, '/v1/graph', { ...params });
+    return this.getWith('GraphResponse', '/v1/graph', { ...params });
   }
 
   extractionStatus(memoryId: string) {
-    return this.request(ExtractionStatusResponse, 'GET', `/v1/extract/${encodeURIComponent(memoryId)}`);
+    return this.request('ExtractionStatusResponse', 'GET', `/v1/extract/${encodeURIComponent(memoryId)}`);
   }
 
   enrich(id: string) {
-    return this.request(EnrichResponse, 'POST', `/v1/memory/${encodeURIComponent(id)}/enrich`, {});
+    return this.request('EnrichResponse', 'POST', `/v1/memory/${encodeURIComponent(id)}/enrich`, {});
   }
 
   enrichAllTurbo() {
-    return this.request(EnrichAllResponse, 'POST', '/v1/enrich', { allTurbo: true });
+    return this.request('EnrichAllResponse', 'POST', '/v1/enrich', { allTurbo: true });
   }
 
   retryExtractions() {
-    return this.request(ExtractRetryResponse, 'POST', '/v1/extract/retry', {});
+    return this.request('ExtractRetryResponse', 'POST', '/v1/extract/retry', {});
   }
 
   // ---- account ---------------------------------------------------------------------------------------
 
   usage(params: UsageQuery = {}) {
-    return this.getWith(UsageResponse, '/v1/usage', { ...params });
+    return this.getWith('UsageResponse', '/v1/usage', { ...params });
   }
 
   profile() {
-    return this.request(ProfileResponse, 'GET', '/v1/profile');
+    return this.request('ProfileResponse', 'GET', '/v1/profile');
   }
 
   updateProfile(body: UpdateProfileBody) {
-    return this.request(ProfileResponse, 'PATCH', '/v1/profile', body);
+    return this.request('ProfileResponse', 'PATCH', '/v1/profile', body);
   }
 
   listUsers() {
-    return this.request(UserListResponse, 'GET', '/admin/users');
+    return this.request('UserListResponse', 'GET', '/admin/users');
   }
 
   createUser(body: CreateUserBody) {
-    return this.request(CreatedUserResponse, 'POST', '/admin/users', body);
+    return this.request('CreatedUserResponse', 'POST', '/admin/users', body);
   }
 
   updateUser(id: string, body: UpdateUserBody) {
-    return this.request(UserResponse, 'PATCH', `/admin/users/${encodeURIComponent(id)}`, body);
+    return this.request('UserResponse', 'PATCH', `/admin/users/${encodeURIComponent(id)}`, body);
   }
 
   removeUser(id: string) {
-    return this.request(MessageResponse, 'DELETE', `/admin/users/${encodeURIComponent(id)}`);
+    return this.request('MessageResponse', 'DELETE', `/admin/users/${encodeURIComponent(id)}`);
   }
 
   // ---- folder watch ----------------------------------------------------------------------------------
 
   addWatch(body: WatchBody) {
-    return this.request(WatchCreatedResponse, 'POST', '/v1/watches', body);
+    return this.request('WatchCreatedResponse', 'POST', '/v1/watches', body);
   }
 
   listWatches() {
-    return this.request(WatchListResponse, 'GET', '/v1/watches');
+    return this.request('WatchListResponse', 'GET', '/v1/watches');
   }
 
   removeWatch(id: string) {
-    return this.request(MessageResponse, 'DELETE', `/v1/watches/${encodeURIComponent(id)}`);
+    return this.request('MessageResponse', 'DELETE', `/v1/watches/${encodeURIComponent(id)}`);
   }
 
   // ---- ingest ----------------------------------------------------------------------------------------
@@ -477,27 +439,27 @@ export class MemClient {
     if (fields.tags !== undefined) form.set('tags', JSON.stringify(fields.tags));
     if (fields.metadata !== undefined) form.set('metadata', JSON.stringify(fields.metadata));
     form.set('file', new Blob([file.data], { type: file.type }), file.name);
-    return this.request(SaveSyncResponse, 'POST', '/v1/save', undefined, { form });
+    return this.request('SaveSyncResponse', 'POST', '/v1/save', undefined, { form });
   }
 
   ingest(body: IngestBody & { async: false }): Promise<IngestSyncResponse>;
   ingest(body: IngestBody): Promise<IngestAsyncResponse>;
   ingest(body: IngestBody) {
     return body.async === false
-      ? this.request(IngestSyncResponse, 'POST', '/v1/ingest', body)
-      : this.request(IngestAsyncResponse, 'POST', '/v1/ingest', body);
+      ? this.request('IngestSyncResponse', 'POST', '/v1/ingest', body)
+      : this.request('IngestAsyncResponse', 'POST', '/v1/ingest', body);
   }
 
   ingestStatus(jobId: string) {
-    return this.request(IngestStatusResponse, 'GET', `/v1/ingest/status/${encodeURIComponent(jobId)}`);
+    return this.request('IngestStatusResponse', 'GET', `/v1/ingest/status/${encodeURIComponent(jobId)}`);
   }
 
   listJobs(limit = 20) {
-    return this.getWith(JobListResponse, '/v1/jobs', { limit });
+    return this.getWith('JobListResponse', '/v1/jobs', { limit });
   }
 
   webhookSecret() {
-    return this.request(WebhookSecretResponse, 'GET', '/v1/webhooks/secret');
+    return this.request('WebhookSecretResponse', 'GET', '/v1/webhooks/secret');
   }
 
   // ---- export, import, backup ------------------------------------------------------------------------
@@ -555,12 +517,12 @@ export class MemClient {
   /** POST /v1/import with parsed export records (a batch of a file); dryRun writes nothing. */
   importRecords(records: readonly unknown[], options: { dryRun?: boolean | undefined } = {}) {
     // Extraction runs inside the request for new memories: a batch may take a while.
-    return this.request(ImportResponse, 'POST', `/v1/import${options.dryRun ? '?dryRun=true' : ''}`, { records }, { timeoutMs: Math.max(this.timeoutMs, 600_000) });
+    return this.request('ImportResponse', 'POST', `/v1/import${options.dryRun ? '?dryRun=true' : ''}`, { records }, { timeoutMs: Math.max(this.timeoutMs, 600_000) });
   }
 
   /** POST /v1/admin/backup: the daemon copies its data directory into `path` (absolute, on its machine). */
   backup(path: string) {
     // Writes wait while the daemon copies; a large data directory takes a while.
-    return this.request(BackupResponse, 'POST', '/v1/admin/backup', { path }, { timeoutMs: Math.max(this.timeoutMs, 3_600_000) });
+    return this.request('BackupResponse', 'POST', '/v1/admin/backup', { path }, { timeoutMs: Math.max(this.timeoutMs, 3_600_000) });
   }
 }

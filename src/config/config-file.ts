@@ -27,9 +27,11 @@ export function parseConfigValue(key: ConfigKey, raw: string): unknown {
   if (!result.success) {
     // The boolean schema is a union whose own message ("Invalid input") says nothing useful.
     const reasons = typeof spec.default === 'boolean' ? 'expected true or false' : result.error.issues.map((issue) => issue.message).join('; ');
-    throw new MemError('VALIDATION_ERROR', `Invalid value for ${key}: ${JSON.stringify(raw)}: ${reasons}.`, {
+    const secret = 'secret' in spec;
+    const shown = secret ? '(secret value not shown)' : JSON.stringify(raw);
+    throw new MemError('VALIDATION_ERROR', `Invalid value for ${key}: ${shown}: ${reasons}.`, {
       hint: spec.description,
-      details: { key, value: raw, issues: result.error.issues.map((issue) => issue.message) },
+      details: { key, ...(secret ? {} : { value: raw }), issues: result.error.issues.map((issue) => issue.message) },
     });
   }
   return result.data;

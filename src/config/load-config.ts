@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { MemError } from '../errors.js';
+import { readConfigFile } from './read-config-file.js';
 import { CONFIG_KEYS, CONFIG_SCHEMA, type ConfigKey, type MemConfig } from './schema.js';
 import { defaultStorageUri, resolvePaths, type MemPaths } from './paths.js';
 
@@ -20,47 +19,13 @@ export interface LoadConfigOptions {
   readonly flags?: Partial<Record<ConfigKey, unknown>>;
 }
 
-/** The config file is a flat JSON object of dotted keys, e.g. {"embedding.provider": "ollama"}. */
-export function readConfigFile(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return {};
-    if (code === 'ENOTDIR') {
-      throw new MemError('VALIDATION_ERROR', `Cannot read the config file ${path}: part of that path is a file, not a directory.`, {
-        hint: 'Point MEM_HOME at a directory (it is created if missing), or unset it to use the default paths.',
-      });
-    }
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EISDIR') {
-      throw new MemError('VALIDATION_ERROR', `Cannot read the config file ${path} (${code}).`, {
-        hint: `Make ${path} a file you can read, or delete it.`,
-      });
-    }
-    throw error;
-  }
-  const parsed = z.record(z.string(), z.unknown()).safeParse(safeJson(text));
-  if (!parsed.success) {
-    throw new MemError('VALIDATION_ERROR', `Config file ${path} is not a JSON object.`, {
-      hint: `Fix or delete ${path}.`,
-    });
-  }
-  return parsed.data;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+export { readConfigFile } from './read-config-file.js';
 
 function parseValue(key: ConfigKey, raw: unknown, origin: string): unknown {
   const result = CONFIG_SCHEMA[key].schema.safeParse(raw);
   if (!result.success) {
-    throw new MemError('VALIDATION_ERROR', `Invalid value for ${key} from ${origin}: ${JSON.stringify(raw)}.`, {
+    const shown = 'secret' in CONFIG_SCHEMA[key] ? '(secret value not shown)' : JSON.stringify(raw);
+    throw new MemError('VALIDATION_ERROR', `Invalid value for ${key} from ${origin}: ${shown}.`, {
       hint: CONFIG_SCHEMA[key].description,
     });
   }

@@ -11,6 +11,8 @@ export interface ConfigKeySpec<T extends z.ZodType = z.ZodType> {
   readonly description: string;
   readonly env?: string;
   readonly requiresRestart: boolean;
+  /** Holds credentials: `mem config list|get` and the logs show only whether it is set. */
+  readonly secret?: boolean;
 }
 
 function key<T extends z.ZodType>(spec: ConfigKeySpec<T>): ConfigKeySpec<T> {
@@ -66,8 +68,42 @@ export const CONFIG_SCHEMA = {
   'storage.uri': key({
     schema: z.string(),
     default: '',
-    description: 'LanceDB URI. Empty: <data dir>/lancedb.',
+    description:
+      'Where the data lives: a local directory, or an object store (az://container/path, s3://bucket/path, gs://bucket/path) that several daemons can share. Empty: <data dir>/lancedb.',
     env: 'MEM_STORAGE_URI',
+    requiresRestart: true,
+  }),
+  'storage.options': key({
+    schema: z.union([z.record(z.string(), z.string()), z.string().transform((text, context) => parseOptions(text, context))]),
+    default: {},
+    description:
+      "LanceDB object-store options as a JSON object of strings (e.g. {\"azure_storage_account_name\":\"...\"}); each cloud's standard variables (AZURE_STORAGE_*, AWS_*, GOOGLE_*) are read as well. Secret: never printed.",
+    env: 'MEM_STORAGE_OPTIONS',
+    requiresRestart: true,
+    secret: true,
+  }),
+  'storage.readConsistencyMs': key({
+    schema: z.coerce.number().int().min(0).max(3_600_000),
+    default: 1000,
+    description:
+      'With an object-store URI: how stale a read may be (ms) before this daemon looks for writes of other daemons; 0 checks on every read. Ignored for a local directory (one daemon).',
+    env: 'MEM_STORAGE_READ_CONSISTENCY_MS',
+    requiresRestart: true,
+  }),
+  'storage.allowUnsafe': key({
+    schema: bool,
+    default: false,
+    description:
+      'Start on an object store that does not reject a second create-if-absent of one object (several daemons on it would lose writes). Only for a single daemon, on purpose.',
+    env: 'MEM_STORAGE_ALLOW_UNSAFE',
+    requiresRestart: true,
+  }),
+  'cluster.leaseMs': key({
+    schema: z.coerce.number().int().min(1000).max(3_600_000),
+    default: 15_000,
+    description:
+      'With an object-store URI: how long a lease on background work (an ingest job, maintenance) lasts without renewal; a dead daemon\'s work is taken over by another after this.',
+    env: 'MEM_LEASE_MS',
     requiresRestart: true,
   }),
   'storage.indexCacheMb': key({
@@ -222,6 +258,23 @@ export const CONFIG_SCHEMA = {
     requiresRestart: true,
   }),
 } as const;
+
+function parseOptions(text: string, context: z.RefinementCtx): Record<string, string> {
+  const result = z.record(z.string(), z.string()).safeParse(safeJson(text));
+  if (!result.success) {
+    context.addIssue({ code: 'custom', message: 'a JSON object of string values' });
+    return z.NEVER;
+  }
+  return result.data;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 export type ConfigKey = keyof typeof CONFIG_SCHEMA;
 export type MemConfig = { [K in ConfigKey]: z.infer<(typeof CONFIG_SCHEMA)[K]['schema']> };

@@ -4,6 +4,7 @@ import { newId } from './ids.js';
 import type { MemoryService, SaveInput } from './memory-service.js';
 import type { Storage } from './ports.js';
 import type { PendingSaveRecord } from './types.js';
+import { LocalLeases, type Leases } from './cluster/leases.js';
 
 /**
  * Saves with `async: true`. The request is persisted as a pending record before the response, then a
@@ -18,7 +19,12 @@ export class AsyncSaves {
     private readonly memories: MemoryService,
     private readonly queue: JobQueue,
     private readonly now: () => number = Date.now,
+    /** Several daemons on one store: a save runs on the daemon holding its lease (resume() then repeats). */
+    private readonly leases: Leases = new LocalLeases(),
   ) {}
+
+  /** Saves queued or running here. */
+  private readonly scheduled = new Set<string>();
 
   async submit(accountId: string, input: SaveInput): Promise<PendingSaveRecord> {
     const now = this.now();
@@ -50,24 +56,42 @@ export class AsyncSaves {
     return unfinished.length;
   }
 
-  private schedule(record: PendingSaveRecord): void {
+  private schedule(listed: PendingSaveRecord): void {
+    if (this.scheduled.has(listed.id)) return;
+    this.scheduled.add(listed.id);
     this.queue.add(async () => {
-      const update = (patch: Partial<PendingSaveRecord>) =>
-        this.storage.pendingSaves.put({ ...record, ...patch, updatedAt: this.now() });
+      const claim = await this.leases.claim(`save:${listed.id}`).catch(() => null);
+      if (!claim) {
+        this.scheduled.delete(listed.id);
+        return; // another daemon stores it (or the store is out of reach: resume() tries again)
+      }
       try {
-        await update({ status: 'processing' });
-        const documentId = record.documentId ?? newId('memory');
-        const existing = await this.storage.memories(record.accountId).get(documentId);
-        if (!existing) {
-          const input = JSON.parse(record.request) as SaveInput;
-          await this.memories.save(record.accountId, { ...input, id: documentId });
-        }
-        await update({ status: 'completed', documentId });
-      } catch (error) {
-        await update({ status: 'failed', error: error instanceof Error ? error.message : String(error) }).catch(
-          () => undefined,
-        );
+        // Read again under the lease: another daemon may have finished it meanwhile.
+        const record = (await this.storage.pendingSaves.get(listed.accountId, listed.id)) ?? listed;
+        if (record.status === 'pending' || record.status === 'processing') await this.run(record);
+      } finally {
+        claim.stop();
+        this.scheduled.delete(listed.id);
       }
     });
+  }
+
+  private async run(record: PendingSaveRecord): Promise<void> {
+    const update = (patch: Partial<PendingSaveRecord>) =>
+      this.storage.pendingSaves.put({ ...record, ...patch, updatedAt: this.now() });
+    try {
+      await update({ status: 'processing' });
+      const documentId = record.documentId ?? newId('memory');
+      const existing = await this.storage.memories(record.accountId).get(documentId);
+      if (!existing) {
+        const input = JSON.parse(record.request) as SaveInput;
+        await this.memories.save(record.accountId, { ...input, id: documentId });
+      }
+      await update({ status: 'completed', documentId });
+    } catch (error) {
+      await update({ status: 'failed', error: error instanceof Error ? error.message : String(error) }).catch(
+        () => undefined,
+      );
+    }
   }
 }

@@ -84,12 +84,17 @@ export function redactKey(key: ApiKeyRecord): string {
  * regenerate or delete evicts them, so an old value fails on the very next request.
  */
 export class AuthService {
-  private readonly cache = new Map<string, AuthContext>();
+  private readonly cache = new Map<string, { context: AuthContext; at: number }>();
   private readonly lastUsedWrites = new Map<string, number>();
 
+  /**
+   * @param options.cacheMs how long an authenticated key is trusted without reading it again: set when other
+   *   daemons share the store and may regenerate or delete it (default: until this daemon changes it).
+   */
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number = Date.now,
+    private readonly options: { readonly cacheMs?: number } = {},
   ) {}
 
   /** On an empty data dir: creates the owner account and its first live key (returned once). */
@@ -114,14 +119,16 @@ export class AuthService {
   async authenticate(credentials: KeyCredentials): Promise<AuthContext> {
     const value = presentedKey(credentials);
     const hash = hashKey(value);
-    let context = this.cache.get(hash);
+    const cached = this.cache.get(hash);
+    const fresh = cached && (this.options.cacheMs === undefined || this.now() - cached.at < this.options.cacheMs);
+    let context = fresh ? cached.context : undefined;
     if (!context) {
       const key = await this.storage.keys.findByHash(hash);
       if (!key || !safeEqual(key.hash, hash)) throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.invalid);
       const account = await this.storage.accounts.get(key.accountId);
       if (!account) throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.invalid);
       context = { account, key, tenant: tenantOf(account.id, key.type) };
-      this.cache.set(hash, context);
+      this.cache.set(hash, { context, at: this.now() });
     }
     if (context.key.expiresAt !== null && context.key.expiresAt <= this.now()) {
       throw new MemError('UNAUTHORIZED', AUTH_MESSAGES.expired, {
@@ -191,7 +198,7 @@ export class AuthService {
 
   /** Cached contexts of an account are dropped after its record changes (tier, settings) or it is removed. */
   forgetAccount(accountId: string): void {
-    for (const [hash, context] of this.cache) if (context.account.id === accountId) this.cache.delete(hash);
+    for (const [hash, entry] of this.cache) if (entry.context.account.id === accountId) this.cache.delete(hash);
   }
 }
 

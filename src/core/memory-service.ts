@@ -9,6 +9,7 @@ import type { KnowledgeHooks } from './knowledge/knowledge-service.js';
 import type { MemoryStore, Storage } from './ports.js';
 import { SearchEngine, type SearchInput, type SearchResult } from './search/search-engine.js';
 import type { SearchModel } from './search/model.js';
+import { currentPriority } from './scheduling/priority.js';
 import type { ChunkInput, MemoryFilter, MemoryRecord } from './types.js';
 
 /** Content limit from the spec: 100 KB of UTF-8. */
@@ -132,7 +133,7 @@ export class MemoryService {
 
   private async embedChunks(memory: Pick<MemoryRecord, 'content' | 'title' | 'context' | 'author'>): Promise<ChunkInput[]> {
     const [chunks] = await embedPassages([memoryPassages(memory.content, memory.title, memory.context, memory.author)], (texts) =>
-      embedMany(this.deps.embedder, texts),
+      embedMany(this.deps.embedder, texts, { priority: currentPriority() }),
     );
     return chunks ?? [];
   }
@@ -308,7 +309,7 @@ export class MemoryService {
       this.queryCache.set(key, cached);
       return cached;
     }
-    const [vector] = await embedMany(this.deps.embedder, [key]);
+    const [vector] = await embedMany(this.deps.embedder, [key], { priority: currentPriority() });
     if (!vector) throw new MemError('INTERNAL_ERROR', 'The embedder returned no vector.');
     this.queryCache.set(key, vector);
     if (this.queryCache.size > QUERY_CACHE_SIZE) {

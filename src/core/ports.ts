@@ -199,6 +199,8 @@ export interface Storage {
   /** Compaction, old-version cleanup, FTS folding and vector-index upkeep; safe to run while serving. */
   maintain(): Promise<MaintenanceReport>;
   totalMemories(): Promise<number>;
+  /** Writes committed so far (each a new table version), the rows they appended and their time: for GET /v1/status. */
+  commitLoad?(): CommitLoad;
   /**
    * Copies the whole data directory into `targetDir` (which must not exist) while writes wait: every
    * table's writer is held, in a fixed order, for the copy, and maintenance does not run meanwhile. A local
@@ -206,6 +208,13 @@ export interface Storage {
    */
   backup(targetDir: string): Promise<StoreSnapshot>;
   close(): Promise<void>;
+}
+
+export interface CommitLoad {
+  readonly commits: number;
+  readonly rows: number;
+  /** Summed duration of the commits (ms); concurrent commits to different tables overlap. */
+  readonly ms: number;
 }
 
 export interface MaintenanceReport {

@@ -1,8 +1,10 @@
 import { MemError } from '../errors.js';
-import type { EmbeddingModel } from './spec.js';
+import type { EmbeddingModel, EmbedPriority } from './spec.js';
 
 export interface EmbedManyOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
+  /** Passed to the model: interactive texts are served before background ones. */
+  readonly priority?: EmbedPriority | undefined;
   /** Attempts for errors marked retryable (MODEL_UNAVAILABLE with details.retryable). */
   readonly maxAttempts?: number;
 }
@@ -17,7 +19,7 @@ export async function embedMany(
   const step = Math.max(1, model.maxEmbeddingsPerCall);
   for (let start = 0; start < texts.length; start += step) {
     const slice = texts.slice(start, start + step);
-    out.push(...(await withRetry(() => model.doEmbed(slice, options), options.maxAttempts ?? 2)));
+    out.push(...(await withRetry(() => model.doEmbed(slice, { signal: options.signal, priority: options.priority }), options.maxAttempts ?? 2)));
   }
   return out;
 }

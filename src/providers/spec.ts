@@ -15,8 +15,32 @@ export interface EmbeddingModel {
   /** Loads weights or checks the remote model; must be called before the first embed. */
   init(): Promise<void>;
   /** Embeds texts; vectors are L2-normalised so a dot product is the cosine similarity. */
-  doEmbed(texts: readonly string[], options?: { readonly signal?: AbortSignal }): Promise<Float32Array[]>;
+  doEmbed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
   close(): Promise<void>;
+  /** What the model is doing now, for GET /v1/status (models that queue work locally report it). */
+  load?(): EmbedderLoad;
+}
+
+/**
+ * Who waits on an embedding: `interactive` (a search, a save a client waits for) or `background` (bulk
+ * ingest, reindexing). A model that queues texts serves interactive ones first; others may ignore it.
+ */
+export type EmbedPriority = 'interactive' | 'background';
+
+export interface EmbedOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly priority?: EmbedPriority | undefined;
+}
+
+/** A local embedder's queue and work so far (counters only grow; rates come from differences). */
+export interface EmbedderLoad {
+  readonly workers: number;
+  readonly queued: { readonly interactive: number; readonly background: number };
+  readonly batches: number;
+  readonly texts: number;
+  /** Time texts waited in the queue before a worker took them, and time from then to their vector (ms, summed). */
+  readonly queuedMs: number;
+  readonly workingMs: number;
 }
 
 export interface ModelHealth {
@@ -174,6 +198,8 @@ export interface ExtractRequest {
   /** The time the text was written (epoch ms): relative dates ("last week") resolve against it. */
   readonly referenceTime: number;
   readonly signal?: AbortSignal | undefined;
+  /** Interactive extractions (a save a client waits for) go before background ones (bulk ingest). */
+  readonly priority?: EmbedPriority | undefined;
 }
 
 /**

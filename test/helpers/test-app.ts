@@ -1,6 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../daemon/app.js';
-import { createDeps, type CreatedDeps } from '../../daemon/create-deps.js';
+import { createDeps, type CreateDepsOptions, type CreatedDeps } from '../../daemon/create-deps.js';
 import type { PlanTable } from '../../src/core/accounts/plans.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { BuiltinEmbeddingModel } from '../../src/providers/builtin/builtin-embedding-model.js';
@@ -31,7 +31,13 @@ export async function closeTestEmbedder(): Promise<void> {
 
 /** The real app (real LanceDB on a temp dir, real built-in embedder), driven with app.inject(). */
 export async function createTestApp(
-  options: { embedder?: EmbeddingModel; home?: ReturnType<typeof tempHome>; keepHome?: boolean; plans?: PlanTable } = {},
+  options: {
+    embedder?: EmbeddingModel;
+    home?: ReturnType<typeof tempHome>;
+    keepHome?: boolean;
+    plans?: PlanTable;
+    admissionLimits?: CreateDepsOptions['admissionLimits'];
+  } = {},
 ): Promise<TestApp> {
   const home = options.home ?? tempHome();
   const loaded = loadConfig({ env: home.env });
@@ -40,6 +46,7 @@ export async function createTestApp(
     embedder: options.embedder ?? testEmbedder(),
     storeFirstKey: false,
     ...(options.plans ? { plans: options.plans } : {}),
+    ...(options.admissionLimits ? { admissionLimits: options.admissionLimits } : {}),
   });
   const app = await buildApp(deps);
   await app.ready();

@@ -17,6 +17,9 @@ const NOTES: Record<string, { content: string; spaceId?: string }> = {
   after: { content: 'Big news: Nadia Petrova joined Pied Piper on 2 February 2026.', spaceId: 'career' },
   // Only the question is on record, not its answer.
   asked: { content: 'Tim: Which team did you sign with, John?', spaceId: 'chat' },
+  // What Maria baked: a question about someone else finds these lines and nothing about that person.
+  sundae: { content: 'Maria baked a banana split sundae for the kids on Sunday.', spaceId: 'family' },
+  cobbler: { content: 'Maria made a peach cobbler for the church bake sale.', spaceId: 'family' },
 };
 
 interface AskJson {
@@ -113,5 +116,16 @@ describe('abstention', () => {
     const body = await ask({ query: 'Which team did John sign with?', spaceId: 'chat', includeContext: true });
     expect(body).toMatchObject({ noResult: true, answer: NO_RESULT_ANSWER, confidence: 0, sources: [] });
     expect(body.context?.map((item) => item.id)).toEqual([ids.asked]);
+  });
+
+  it('a question about someone the memories never name is refused (answer-parameters: abstention); the same about the one named is answered', async () => {
+    const refused = await ask({ query: 'What did Priya bake for the kids?', spaceId: 'family', includeContext: true });
+    expect(refused).toMatchObject({ noResult: true, answer: NO_RESULT_ANSWER, confidence: 0, sources: [] });
+    // Retrieval found Maria's lines: the refusal is the answerer's, not an empty search.
+    expect(refused.context?.length).toBeGreaterThan(0);
+    const answered = await ask({ query: 'What did Maria bake for the kids?', spaceId: 'family' });
+    expect(answered.noResult).toBe(false);
+    expect(answered.answer).toContain('banana split sundae');
+    expect(answered.sources.map((source) => source.id)).toEqual([ids.sundae]);
   });
 });

@@ -5,7 +5,7 @@ import { RemindService, timeframeStart } from '../../src/core/answers/remind-ser
 import { countTokens, properNouns, resolveRelativeDate, sharedNames } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { BuiltinLanguageModel, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, isListQuestion, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 
@@ -28,7 +28,7 @@ const MAY_8 = Date.parse('2023-05-08T13:56:00Z');
 const source = (id: string, content: string, relevance = 0.7, date = MAY_8): AnswerSource => ({ id, title: content.slice(0, 30), content, relevance, date });
 
 /** The plain rules (best sentence, its typed phrase); each fitted rule is tested on its own below. */
-const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false };
+const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0 };
 
 async function answer(question: string, sources: AnswerSource[], tier: 'fast' | 'default' | 'smart' = 'default', rules: AnswerRules = PLAIN) {
   const chunks: AnswerChunk[] = [];
@@ -61,6 +61,18 @@ describe('the built-in answerer\'s fitted rules', () => {
     expect((await answer('Which team did John sign with?', turns, 'default', { ...PLAIN, questionPenalty: 0.3, abstainOnQuestion: true })).text).toContain('Minnesota Wolves');
   });
 
+  it('fillerPenalty: a reply that tells nothing beyond the question\'s words loses to the line that tells', async () => {
+    const replies = [
+      source('f', 'Nate: No problem, Joanna!', 0.95),
+      source('r', 'Joanna: I will make the vegan ice cream recipe for my family this weekend.', 0.7),
+    ];
+    const question = 'What did Joanna plan to do with the recipe Nate shared?';
+    expect((await answer(question, replies)).text).toBe('Nate: No problem, Joanna!');
+    const penalised = await answer(question, replies, 'default', { ...PLAIN, fillerPenalty: 0.3 });
+    expect(penalised.text).toBe('Joanna: I will make the vegan ice cream recipe for my family this weekend.');
+    expect(penalised.finish.cited).toEqual(['r']);
+  });
+
   it('focusWords: an untyped question gets the words after its own in the best clause', async () => {
     const research = [source('m', 'Caroline: I have been researching adoption agencies lately, it has been a lot.')];
     expect((await answer('What did Caroline research?', research, 'default', { ...PLAIN, focusWords: 5 })).text).toBe('adoption agencies lately');
@@ -77,6 +89,77 @@ describe('the built-in answerer\'s fitted rules', () => {
     // The best sentence holds no place after in/at/to: alone, it answers whole.
     expect((await answer(question, places, 'default')).text).toBe('Maria: The shelter team talked about Paris all evening.');
     expect((await answer(question, places, 'default', { ...PLAIN, window: 3, proximity: 0.5 })).text).toBe('Denver');
+  });
+});
+
+describe('the built-in answerer\'s lists and abstention', () => {
+  const desserts = [
+    source('a', 'Maria: I made a banana split sundae for the kids on Sunday.', 0.8),
+    source('b', 'Maria: I made a peach cobbler for the church bake sale last week.', 0.75),
+    source('c', 'John: The weather was rainy all week.', 0.3),
+  ];
+
+  it('isListQuestion: plural and "both" questions ask for several things; single ones do not', () => {
+    for (const question of ['What desserts has Maria made?', 'What are some changes Caroline has faced?', 'Which city have both Jean and John visited?', 'What are the names of John\'s children?']) {
+      expect(isListQuestion(question), question).toBe(true);
+    }
+    for (const question of ['What did Maria make?', 'What is the name of Maria\'s puppy?', 'Where did Melanie go camping?']) {
+      expect(isListQuestion(question), question).toBe(false);
+    }
+  });
+
+  it('listItems: a list question is answered from several memories, "X and Y", citing each', async () => {
+    const single = await answer('What desserts has Maria made?', desserts);
+    expect(single.text).toBe('Maria: I made a banana split sundae for the kids on Sunday.');
+    const list = await answer('What desserts has Maria made?', desserts, 'default', { ...PLAIN, listItems: 3 });
+    expect(list.text).toBe('Maria: I made a banana split sundae for the kids on Sunday and Maria: I made a peach cobbler for the church bake sale last week');
+    expect(list.finish.cited).toEqual(['a', 'b']);
+    // A line far below the best one is no item of the list: the rainy week stays out.
+    expect(list.text).not.toContain('rainy');
+    // With focus phrases the items are phrases.
+    const focused = await answer('What desserts has Maria made?', desserts, 'default', { ...PLAIN, listItems: 3, focusWords: 6 });
+    expect(focused.text).toBe('banana split sundae for the kids and peach cobbler for the church bake');
+    // A question for one thing keeps one answer.
+    expect((await answer('What did Maria make for the kids?', desserts, 'default', { ...PLAIN, listItems: 3 })).finish.cited).toEqual(['a']);
+  });
+
+  it('reports the abstention signals of a passage answer: a name the answering memory does not hold', async () => {
+    const race = [source('m', 'Melanie: I ran a charity race for mental health last Saturday.', 0.9)];
+    const model = new BuiltinLanguageModel(embedder, PLAIN);
+    const swapped = await model.extract({ question: 'What did Caroline realize after her charity race?', sources: race, tier: 'default' });
+    const own = await model.extract({ question: 'What did Melanie realize after her charity race?', sources: race, tier: 'default' });
+    const index = (name: (typeof ABSTENTION_SIGNALS)[number]) => ABSTENTION_SIGNALS.indexOf(name);
+    expect(swapped.signals).toHaveLength(ABSTENTION_SIGNALS.length);
+    expect(swapped.signals?.[index('nameMissingLead')]).toBe(1);
+    expect(swapped.signals?.[index('nameMissingAll')]).toBe(1);
+    expect(own.signals?.[index('nameMissingLead')]).toBe(0);
+    expect(own.signals?.[index('topRelevance')]).toBe(0.9);
+    // "Jon" is not in "John": names match whole words.
+    const jon = await model.extract({ question: 'What does Jon bake?', sources: [source('j', 'John: I bake sourdough every weekend.')], tier: 'default' });
+    expect(jon.signals?.[index('nameMissingLead')]).toBe(1);
+    // A typed question with no phrase of its type to answer with.
+    const where = await model.extract({ question: 'Where did Melanie run?', sources: race, tier: 'default' });
+    expect(where.signals?.[index('typedMissing')]).toBe(1);
+  });
+
+  it('abstention: the fitted model refuses the swapped-name question and answers the right one', async () => {
+    const race = [source('m', 'Melanie: I ran a charity race for mental health last Saturday.', 0.9)];
+    const weights = ABSTENTION_SIGNALS.map((name) => (name === 'nameMissingLead' ? 4 : 0));
+    const rules: AnswerRules = { ...PLAIN, abstention: { bias: -2, weights } };
+    const refused = await answer('What did Caroline do for mental health?', race, 'default', rules);
+    expect(refused.text).toBe('');
+    expect(refused.finish.cited).toEqual([]);
+    expect((await answer('What did Melanie do for mental health?', race, 'default', rules)).text).toContain('charity race');
+    expect(abstains(undefined, [1, 1, 1, 1, 1, 1])).toBe(false);
+    expect(abstains({ bias: -2, weights }, undefined)).toBe(false);
+    // Fact answers stand on the graph, not on passages: the abstention model never refuses them.
+    const fact = await new BuiltinLanguageModel(embedder, { ...PLAIN, abstention: { bias: 10, weights } }).extract({
+      question: 'Who is the CFO of Acme Corp?',
+      sources: race,
+      tier: 'default',
+      facts: [{ statement: 'Sarah Chen is the CFO of Acme Corp', answer: 'Sarah Chen', confidence: 0.9, sourceId: 'm', primary: true }],
+    });
+    expect(fact.text).toBe('Sarah Chen');
   });
 });
 

@@ -36,11 +36,15 @@ function staticImports(path: string): string[] {
   });
 }
 
-/** Every file and package that loading `entry` loads before any of its code runs. */
-function staticClosure(entry: string): Set<string> {
+/**
+ * Every file and package that loading `entry` loads before any of its code runs. `evaluated` are modules the
+ * CLI bundle holds as their values (scripts/bundle-cli.mjs): what they import does not load with them there.
+ */
+function staticClosure(entry: string, evaluated: readonly string[] = []): Set<string> {
   const seen = new Set<string>([entry]);
   const queue = [entry];
   for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+    if (evaluated.includes(path)) continue;
     for (const target of staticImports(path)) {
       if (seen.has(target)) continue;
       seen.add(target);
@@ -48,6 +52,13 @@ function staticClosure(entry: string): Set<string> {
     }
   }
   return seen;
+}
+
+/** The modules scripts/bundle-cli.mjs evaluates at build time (its EVALUATED list). */
+function evaluatedAtBuild(): string[] {
+  const script = readFileSync(join(ROOT, 'scripts', 'bundle-cli.mjs'), 'utf8');
+  const list = /const EVALUATED = \[([^\]]*)\]/.exec(script)?.[1] ?? '';
+  return [...list.matchAll(/'([^']+)'/g)].map((match) => match[1] ?? '');
 }
 
 const all = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'daemon'))].map((path) => ({ path: relative(ROOT, path), imports: imports(path) }));
@@ -98,13 +109,17 @@ describe('architecture', () => {
     // contract and config schema (zod), the credential store (conf), the HTTP client, Ink, the MCP SDK and
     // the importers are imported by the actions that need them (issue 21).
     expect([...staticClosure('src/cli/main.ts')].sort()).toEqual(['node:fs', 'node:path', 'node:url', 'src/cli/main.ts', 'src/version.ts']);
-    const closure = [...staticClosure('src/cli/run-program.ts')];
+    // `mem --help` (not on a terminal) loads the help text the build evaluated, nothing else.
+    expect([...staticClosure('src/cli/root-help.ts', evaluatedAtBuild())]).toEqual(['src/cli/root-help.ts']);
+    // Every command but the hot ones runs in the whole program (createProgram): its registrations load
+    // commander and light modules only.
+    const closure = [...staticClosure('src/cli/program.ts')];
     const packages = closure.filter((spec) => !spec.startsWith('src/') && !spec.startsWith('daemon/') && !spec.startsWith('node:'));
     expect(packages).toEqual(['commander']);
     const files = closure.filter((spec) => spec.startsWith('src/') || spec.startsWith('daemon/'));
     expect(files.filter((path) => path.includes('(unresolved)'))).toEqual([]);
     for (const path of files) {
-      expect(path, `src/cli/run-program.ts loads ${path} on start`).not.toMatch(
+      expect(path, `src/cli/program.ts loads ${path} on start`).not.toMatch(
         /^(daemon\/|src\/(api\/contract|client\/|config\/|tui\/|mcp\/|ingest\/|store\/|jobs\/|cli\/importers\/|cli\/commands\/config-actions))/,
       );
     }
@@ -112,6 +127,26 @@ describe('architecture', () => {
     expect(files).toContain('src/cli/commands/memories.ts');
     expect(files).toContain('src/api/vocabulary.ts');
     expect(files).not.toContain('src/cli/commands/config-actions.ts');
+    // Running a command loads the root and the table of hot commands (the build evaluates it), no command
+    // module: the hot command's group, or the whole program, is imported once the command line is read.
+    const running = [...staticClosure('src/cli/run-program.ts', evaluatedAtBuild())];
+    expect(running.filter((path) => path.startsWith('src/cli/commands/') || path === 'src/cli/program.ts')).toEqual([]);
+    expect(running).toContain('src/cli/hot-command-index.ts');
+  });
+
+  it('the way of a command to the daemon loads no zod: config defaults from the build, answers checked by build-time checks', () => {
+    // What `mem search`, `mem save --turbo` and `mem __complete` load after the program (src/cli/context.ts),
+    // as the bundle runs it; zod, the contract and the config schema load only on the slow paths, by import().
+    const evaluated = evaluatedAtBuild();
+    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts']);
+    for (const entry of ['src/config/client-settings.ts', 'src/client/discovery.ts', 'src/config/credentials.ts', 'src/client/http-client.ts']) {
+      const closure = [...staticClosure(entry, evaluated)];
+      expect(closure.filter((path) => path.includes('(unresolved)'))).toEqual([]);
+      for (const path of closure) expect(path, `${entry} loads ${path}`).not.toMatch(/^(zod|conf|src\/api\/contract\.ts|src\/config\/(schema|load-config)\.ts)$/);
+    }
+    // The walk sees what it guards: without the build's evaluation, the defaults would bring the schema and zod.
+    expect(staticClosure('src/config/client-settings.ts').has('zod')).toBe(true);
+    expect(staticClosure('src/client/http-client.ts', evaluated)).toContain('src/client/parse-response.ts');
   });
 
   it('only config/paths.ts decides where files live', () => {

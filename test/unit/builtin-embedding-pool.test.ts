@@ -48,4 +48,27 @@ describe('built-in embedder worker pool', () => {
       await one.close();
     }
   }, 60_000);
+
+  it('serves interactive texts before a backlog of background ones (by order of completion)', async () => {
+    const one = new BuiltinEmbeddingModel(1);
+    try {
+      await one.init();
+      const finished: string[] = [];
+      const background = texts.slice(0, 120).map((text, i) =>
+        one.doEmbed([text], { priority: 'background' }).then(() => finished.push(`background ${i}`)),
+      );
+      // Queued after the whole backlog: FIFO would finish it last.
+      const interactive = one.doEmbed(['what did Sarah say about the roadmap?'], { priority: 'interactive' }).then(() => finished.push('interactive'));
+      expect(one.load().queued.interactive + one.load().queued.background).toBeGreaterThan(100);
+      await Promise.all([...background, interactive]);
+      // At most the background batch the worker held when it arrived, and the next, went before it.
+      expect(finished.indexOf('interactive')).toBeLessThanOrEqual(16);
+      expect(finished).toHaveLength(121);
+      const load = one.load();
+      expect(load.texts).toBe(121);
+      expect(load.batches).toBeGreaterThanOrEqual(120 / 8);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
 });

@@ -68,4 +68,19 @@ describe('built-in extractor in a worker thread', () => {
     expect(error).toBeInstanceOf(MemError);
     expect((error as MemError).code).toBe('MODEL_UNAVAILABLE');
   });
+
+  it('runs an interactive extraction before a backlog of background ones (by order of completion)', async () => {
+    const order: string[] = [];
+    const background = Array.from({ length: 40 }, (_, i) =>
+      threaded.extract({ text: notes[i % notes.length] as string, referenceTime: REFERENCE, priority: 'background' }).then(() => order.push(`background ${i}`)),
+    );
+    const interactive = threaded
+      .extract({ text: notes[0] as string, referenceTime: REFERENCE, priority: 'interactive' })
+      .then(() => order.push('interactive'));
+    await Promise.all([...background, interactive]);
+    expect(order).toHaveLength(41);
+    // FIFO would finish it last; only what the thread already held (two) may finish before it.
+    expect(order.indexOf('interactive')).toBeLessThanOrEqual(2);
+  }, 60_000);
 });
+

@@ -42,13 +42,20 @@ function entryOf(loaded: LoadedConfig, key: ConfigKey): ConfigEntry {
   const spec = CONFIG_SCHEMA[key];
   return {
     key,
-    value: loaded.config[key],
+    value: shownValue(key, loaded.config[key]),
     origin: loaded.origins[key],
     default: spec.default,
     env: envNameOf(key),
     requiresRestart: spec.requiresRestart,
     description: spec.description,
   };
+}
+
+/** Secret keys show only whether they are set. */
+function shownValue(key: ConfigKey, value: unknown): unknown {
+  if (!('secret' in CONFIG_SCHEMA[key])) return value;
+  const empty = value === '' || value === undefined || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+  return empty ? value : '(set, not shown)';
 }
 
 function displayValue(value: unknown): string {
@@ -64,7 +71,7 @@ function displayValue(value: unknown): string {
 function overriddenBy(key: ConfigKey, command: Command): { source: string; value: string } | null {
   const envName = envNameOf(key);
   const envValue = envName ? process.env[envName] : undefined;
-  if (envName && envValue !== undefined && envValue !== '') return { source: envName, value: envValue };
+  if (envName && envValue !== undefined && envValue !== '') return { source: envName, value: String(shownValue(key, envValue)) };
   const host = globals(command).host;
   if (key === 'client.url' && host) return { source: '--host', value: host };
   return null;
@@ -124,8 +131,16 @@ export function setConfig(key: string, raw: string, _options: unknown, command: 
   const { previous } = setConfigValue(file, known, value);
   const { notes, ...after } = notesAfterChange(known, command);
   output.result(
-    { success: true, key: known, value, ...(previous !== undefined ? { previous } : {}), file, requiresRestart: CONFIG_SCHEMA[known].requiresRestart, ...after },
-    () => `${style.green('Set')} ${known} = ${displayValue(value)} in ${file}`,
+    {
+      success: true,
+      key: known,
+      value: shownValue(known, value),
+      ...(previous !== undefined ? { previous: shownValue(known, previous) } : {}),
+      file,
+      requiresRestart: CONFIG_SCHEMA[known].requiresRestart,
+      ...after,
+    },
+    () => `${style.green('Set')} ${known} = ${displayValue(shownValue(known, value))} in ${file}`,
   );
   notes.forEach((note) => output.info(note));
 }

@@ -165,6 +165,7 @@ async function statusAction(command: Command): Promise<void> {
     return;
   }
   const status = await client.status();
+  const { loadRows } = await import('../load-rows.js');
   output.result({ running: true, ...status }, () =>
     table(
       [
@@ -177,6 +178,7 @@ async function statusAction(command: Command): Promise<void> {
         ['embedder', `${status.models.embedding.model} (${status.models.embedding.dimension}-d)`],
         ['ollama', `${status.ollama.host} ${status.ollama.reachable ? style.green('reachable') : style.dim('not reachable')}`],
         ['data', status.dataDir],
+        ...(status.load ? loadRows(status.load) : []),
       ],
     ),
   );

@@ -172,7 +172,19 @@ function fromStatus(
 }
 
 function storageCheck(status: StatusResponse): DoctorCheck {
-  const count = `LanceDB answers: ${status.memoryCount} ${status.memoryCount === 1 ? 'memory' : 'memories'}`;
+  const where = status.storage;
+  const shared = where?.shared
+    ? `${where.uri} (object store, ${where.commitProbe?.safe ? `conditional writes proven at start in ${where.commitProbe.ms} ms` : 'NO conditional writes'}), a read took ${where.readMs} ms; `
+    : '';
+  if (where?.shared && where.commitProbe && !where.commitProbe.safe) {
+    return check(
+      'storage',
+      'warn',
+      `${shared}the daemon runs with storage.allowUnsafe`,
+      'run only one daemon on this store, or move to a store with conditional writes (Azure Blob, S3, GCS)',
+    );
+  }
+  const count = `${shared}LanceDB answers: ${status.memoryCount} ${status.memoryCount === 1 ? 'memory' : 'memories'}`;
   if (status.vectors.missing > 0) {
     return check(
       'storage',

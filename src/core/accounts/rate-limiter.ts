@@ -24,6 +24,18 @@ interface Counter {
   hourCount: number;
   month: number;
   monthCount: number;
+  /** When the counts were last read from the recorded usage. */
+  loadedAt: number;
+  refreshing?: boolean;
+}
+
+export interface RateLimiterOptions {
+  /**
+   * Other daemons count requests of the same accounts (a shared store): counts are read from the recorded
+   * usage again when older than this, in the background, and never go down. A limit can then be passed by
+   * the requests other daemons admit within about this + the usage flush (1 s) + the read-consistency bound.
+   */
+  readonly syncMs?: number;
 }
 
 interface Constraint {
@@ -62,6 +74,7 @@ export class RateLimiter {
     private readonly usage: UsageStore,
     private readonly plans: PlanTable,
     private readonly now: () => number = Date.now,
+    private readonly options: RateLimiterOptions = {},
   ) {}
 
   /** Checks every limit that applies and, when all allow it, counts the request. */
@@ -136,7 +149,10 @@ export class RateLimiter {
   private counter(accountId: string, keyId?: string): Promise<Counter> {
     const id = keyId ? `${accountId}/${keyId}` : accountId;
     const ready = this.counters.get(id);
-    if (ready) return Promise.resolve(ready);
+    if (ready) {
+      if (this.options.syncMs !== undefined && !ready.refreshing && this.now() - ready.loadedAt >= this.options.syncMs) this.refresh(ready, accountId, keyId);
+      return Promise.resolve(ready);
+    }
     let pending = this.loading.get(id);
     if (!pending) {
       pending = this.load(accountId, keyId).then(
@@ -163,7 +179,22 @@ export class RateLimiter {
       this.usage.countSince(accountId, hour, keyId),
       this.usage.countSince(accountId, month, keyId),
     ]);
-    return { hour, hourCount, month, monthCount };
+    return { hour, hourCount, month, monthCount, loadedAt: now };
+  }
+
+  /** Folds in what other daemons counted (a request is never taken back: counts only go up). */
+  private refresh(counter: Counter, accountId: string, keyId?: string): void {
+    counter.refreshing = true;
+    this.load(accountId, keyId)
+      .then((stored) => {
+        roll(counter, this.now());
+        if (stored.hour === counter.hour) counter.hourCount = Math.max(counter.hourCount, stored.hourCount);
+        if (stored.month === counter.month) counter.monthCount = Math.max(counter.monthCount, stored.monthCount);
+        counter.loadedAt = stored.loadedAt;
+      })
+      // The store out of reach for a moment: keep counting locally and try again after syncMs.
+      .catch(() => (counter.loadedAt = this.now()))
+      .finally(() => (counter.refreshing = false));
   }
 }
 

@@ -389,7 +389,7 @@ export class ImportService {
     for (const [id, stored] of await store.chunksOf(reuse)) chunks.set(id, stored);
     const embedded = await embedPassages(
       embed.map((memory) => memoryPassages(memory.content, memory.title, memory.context, memory.author)),
-      (texts) => embedMany(this.deps.embedder, texts),
+      (texts) => embedMany(this.deps.embedder, texts, { priority: 'background' }),
     );
     for (const [index, memory] of embed.entries()) chunks.set(memory.id, embedded[index] ?? []);
     return planned.map(({ memory }) => ({ memory, chunks: chunks.get(memory.id) ?? [] }));

@@ -1,11 +1,13 @@
 import { MemError } from '../../errors.js';
 import { JobQueue } from '../../jobs/job-queue.js';
+import { inBackground } from '../scheduling/priority.js';
 import type { PlanTable } from '../accounts/plans.js';
 import { accountOfTenant } from '../accounts/tenancy.js';
 import { newId } from '../ids.js';
 import { assertCreatedAt, type MemoryService } from '../memory-service.js';
 import type { JobItemResult, Storage } from '../ports.js';
 import type { Account, JobRecord } from '../types.js';
+import type { Leases } from '../cluster/leases.js';
 import type { DocumentSaves } from './document-saves.js';
 import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
 
@@ -66,6 +68,8 @@ export interface IngestServiceDeps {
   readonly itemConcurrency?: number;
   /** Saves `file` items (watched folders); without it such items fail. */
   readonly files?: WatchedFileSaver;
+  /** Several daemons on one store: a job runs on the daemon that holds its lease (one at a time). */
+  readonly leases?: Leases;
   readonly now?: () => number;
   readonly onError?: (error: unknown, context: Record<string, unknown>) => void;
 }
@@ -140,7 +144,9 @@ export class IngestService {
   async runNow(tenant: string, items: readonly IngestItem[], options: IngestOptions): Promise<ItemResult[]> {
     const now = this.now();
     const ids = items.map((item) => memoryIdFor(item, now));
-    return Promise.all(items.map((item, index) => this.items.run(() => this.processItem(tenant, item, ids[index] as string, index, options))));
+    return Promise.all(
+      items.map((item, index) => this.items.run(() => inBackground(() => this.processItem(tenant, item, ids[index] as string, index, options)))),
+    );
   }
 
   /** async: true. Persists the job (pending) and schedules it. */
@@ -204,7 +210,7 @@ export class IngestService {
   }
 
   private enqueue(job: JobRecord): void {
-    if (this.closed) return;
+    if (this.closed || this.running.has(job.id) || this.waiting.some((waiting) => waiting.id === job.id)) return;
     this.waiting.push(job);
     void this.pump();
   }
@@ -232,8 +238,21 @@ export class IngestService {
     }
   }
 
-  private async run(initial: JobRecord): Promise<void> {
-    const signal = this.controller.signal;
+  /** Runs the job when this daemon gets its lease (at once on a daemon of its own), from the stored state. */
+  private async run(listed: JobRecord): Promise<void> {
+    const claim = this.deps.leases ? await this.deps.leases.claim(`ingest:${listed.id}`) : null;
+    if (this.deps.leases && !claim) return; // another daemon runs it
+    try {
+      // Read again under the lease: the daemon that held it before may have finished the job meanwhile.
+      const initial = claim ? await this.deps.storage.jobs.get(listed.accountId, listed.id) : listed;
+      if (!initial || (initial.status !== 'pending' && initial.status !== 'processing')) return;
+      await this.runClaimed(initial, claim ? AbortSignal.any([this.controller.signal, claim.signal]) : this.controller.signal);
+    } finally {
+      claim?.stop();
+    }
+  }
+
+  private async runClaimed(initial: JobRecord, signal: AbortSignal): Promise<void> {
     const payload = parsePayload(initial.payload);
     const recorded = await this.deps.storage.jobItems.list(initial.accountId, initial.id);
     const results = new Map(recorded.map((result) => [result.index, result]));
@@ -259,7 +278,8 @@ export class IngestService {
       const stored = initial.startedAt !== null ? await this.storedIds(initial.accountId, remaining.map((index) => payload.ids[index] as string)) : new Set<string>();
       await Promise.all(
         remaining.map((index) =>
-          this.items.run(async () => {
+          // Background inside the task: the shared item queue may start it from any caller's context.
+          this.items.run(() => inBackground(async () => {
             if (signal.aborted) return;
             const item = payload.items[index] as IngestItem;
             const id = payload.ids[index] as string;
@@ -268,11 +288,12 @@ export class IngestService {
               : await this.processItem(initial.accountId, item, id, index, payload.options);
             if (signal.aborted && !result.success) return; // a shutdown is not the item's failure
             await this.record(state, result);
-          }),
+          })),
         ),
       );
       if (signal.aborted) {
-        await this.deps.storage.jobs.put(state.job);
+        // On a shutdown the progress is saved for the next run; a lost lease leaves the job to its new holder.
+        if (this.controller.signal.aborted) await this.deps.storage.jobs.put(state.job);
         return;
       }
       const allFailed = state.job.total > 0 && state.job.failed === state.job.total;
@@ -307,12 +328,21 @@ export class IngestService {
     }
   }
 
-  /** Which of these memory ids exist (stored before a restart, not yet recorded as results). */
+  /**
+   * Which of these memory ids were stored whole before a restart (not yet recorded as results). A memory
+   * whose vectors never committed (the process died between the two commits of a save) is deleted here, so
+   * its item is saved again instead of being counted as done and left unsearchable.
+   */
   private async storedIds(tenant: string, ids: readonly string[]): Promise<Set<string>> {
     const store = this.deps.storage.memories(tenant);
     const found = new Set<string>();
     for (let i = 0; i < ids.length; i += 500) {
-      for (const memory of await store.getMany(ids.slice(i, i + 500))) found.add(memory.id);
+      const existing = await store.existingIds(ids.slice(i, i + 500));
+      if (existing.length === 0) continue;
+      const whole = new Set(await store.idsWithVectors(existing));
+      const partial = existing.filter((id) => !whole.has(id));
+      if (partial.length > 0) await store.delete(partial);
+      for (const id of whole) found.add(id);
     }
     return found;
   }

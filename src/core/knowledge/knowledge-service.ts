@@ -1,4 +1,5 @@
 import { MemError } from '../../errors.js';
+import { currentPriority } from '../scheduling/priority.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { EntityType, Extraction, Extractor, FactCategory } from '../../providers/spec.js';
 import { ulid } from '../ids.js';
@@ -145,7 +146,7 @@ export class KnowledgeService implements KnowledgeHooks {
 
   extractAhead(text: string, referenceTime: number): Promise<Extraction> | null {
     if (!this.deps.extractor.inline) return null;
-    const extraction = this.deps.extractor.extract({ text, referenceTime });
+    const extraction = this.deps.extractor.extract({ text, referenceTime, priority: currentPriority() });
     // Failures are handled where the promise is awaited (runExtraction records them).
     extraction.catch(() => undefined);
     return extraction;
@@ -255,7 +256,7 @@ export class KnowledgeService implements KnowledgeHooks {
         return;
       }
       if (!this.deps.extractor.inline) await store.putStatus(this.status(memoryId, 'processing', null, attempts));
-      const extraction = await (ahead ?? this.deps.extractor.extract({ text: memory.content, referenceTime: memory.createdAt, signal }));
+      const extraction = await (ahead ?? this.deps.extractor.extract({ text: memory.content, referenceTime: memory.createdAt, signal, priority: currentPriority() }));
       // Applied with whatever other extractions of the account are ready (see applyBatch); that batch
       // also records the completed status.
       await new Promise<Counts | null>((resolve, reject) => {

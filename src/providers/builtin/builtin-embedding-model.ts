@@ -1,11 +1,13 @@
 import type { Worker } from 'node:worker_threads';
 import { MemError } from '../../errors.js';
 import { l2normalize } from '../embed-many.js';
-import type { EmbeddingModel } from '../spec.js';
+import type { EmbedderLoad, EmbeddingModel, EmbedOptions } from '../spec.js';
 import { spawnWorker } from './worker-spawn.js';
 
 interface PendingText {
   readonly text: string;
+  /** When it was queued (performance.now()). */
+  readonly queuedAt: number;
   readonly resolve: (vector: Float32Array) => void;
   readonly reject: (error: Error) => void;
 }
@@ -18,6 +20,8 @@ interface WorkerSlot {
   /** Set when the pool retires the worker (idle): its exit is not a failure. */
   retired: boolean;
   idleTimer: NodeJS.Timeout | null;
+  /** When the batch in flight was posted (performance.now()). */
+  batchStartedAt: number;
 }
 
 type WorkerMessage =
@@ -29,6 +33,12 @@ type WorkerMessage =
 const DIMENSION = 512;
 /** Batches of 8-32 run at ~90-95 sentences/s on one core, versus ~38/s one at a time (STACK.md). */
 const MAX_BATCH = 32;
+/**
+ * Background texts go to a worker in smaller batches: a worker cannot be interrupted, so an interactive
+ * text that arrives while both workers embed background batches waits for the first to finish. Eight still
+ * has the batch speed-up, and holds a worker ~90 ms instead of ~350.
+ */
+const MAX_BACKGROUND_BATCH = 8;
 /** USE-lite works on sentences and short passages; longer input only costs time. */
 const MAX_CHARS = 2000;
 
@@ -55,7 +65,9 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
   readonly dimension = DIMENSION;
   readonly maxEmbeddingsPerCall = 256;
   private readonly slots: WorkerSlot[] = [];
-  private readonly queue: PendingText[] = [];
+  /** Interactive texts are always taken before background ones (see EmbedPriority). */
+  private readonly queues: Record<'interactive' | 'background', PendingText[]> = { interactive: [], background: [] };
+  private readonly counters = { batches: 0, texts: 0, queuedMs: 0, workingMs: 0 };
   private nextId = 1;
   private closed = false;
   /** Extra workers being started (counted against maxWorkers). */
@@ -81,7 +93,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
 
   /** Starts one more worker in the background when texts wait and the pool may grow. */
   private grow(): void {
-    if (this.closed || this.queue.length === 0 || this.slots.length + this.starting >= this.maxWorkers) return;
+    if (this.closed || this.waiting() === 0 || this.slots.length + this.starting >= this.maxWorkers) return;
     this.starting += 1;
     this.startWorker().then(
       (slot) => {
@@ -137,7 +149,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
 
   private spawn(): WorkerSlot {
     const worker = spawnWorker('embed-worker', import.meta.url);
-    const slot: WorkerSlot = { worker, busy: false, ready: Promise.resolve(), inFlight: new Map(), retired: false, idleTimer: null };
+    const slot: WorkerSlot = { worker, busy: false, ready: Promise.resolve(), inFlight: new Map(), retired: false, idleTimer: null, batchStartedAt: 0 };
     slot.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') resolve();
@@ -170,6 +182,9 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     slot.inFlight.delete(message.id);
     slot.busy = false;
     if (batch) {
+      const now = performance.now();
+      const startedAt = slot.batchStartedAt;
+      this.counters.workingMs += (now - startedAt) * batch.length;
       if (message.type === 'error') {
         for (const item of batch) item.reject(new MemError('INTERNAL_ERROR', `Embedding failed: ${message.message}`));
       } else {
@@ -182,12 +197,27 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     this.idleLater(slot);
   }
 
+  private waiting(): number {
+    return this.queues.interactive.length + this.queues.background.length;
+  }
+
+  /** The next batch: interactive texts first; background ones only when no interactive text waits. */
+  private take(): PendingText[] {
+    if (this.queues.interactive.length > 0) return this.queues.interactive.splice(0, MAX_BATCH);
+    return this.queues.background.splice(0, MAX_BACKGROUND_BATCH);
+  }
+
   private pump(): void {
     for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
+      if (this.waiting() === 0) return;
       if (slot.busy) continue;
-      const batch = this.queue.splice(0, MAX_BATCH);
+      const batch = this.take();
       const id = this.nextId++;
+      const now = performance.now();
+      for (const item of batch) this.counters.queuedMs += now - item.queuedAt;
+      this.counters.batches += 1;
+      this.counters.texts += batch.length;
+      slot.batchStartedAt = now;
       slot.busy = true;
       if (slot.idleTimer) clearTimeout(slot.idleTimer);
       slot.idleTimer = null;
@@ -198,23 +228,33 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     this.grow();
   }
 
-  async doEmbed(texts: readonly string[]): Promise<Float32Array[]> {
+  async doEmbed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.closed) throw new MemError('MODEL_UNAVAILABLE', 'The built-in embedder is shut down.');
     if (this.slots.length === 0) await this.init();
+    const queue = this.queues[options.priority ?? 'interactive'];
+    const queuedAt = performance.now();
     const promises = texts.map(
       (text) =>
         new Promise<Float32Array>((resolve, reject) => {
-          this.queue.push({ text: text.slice(0, MAX_CHARS) || ' ', resolve, reject });
+          queue.push({ text: text.slice(0, MAX_CHARS) || ' ', queuedAt, resolve, reject });
         }),
     );
     this.pump();
     return Promise.all(promises);
   }
 
+  load(): EmbedderLoad {
+    return {
+      workers: this.slots.length,
+      queued: { interactive: this.queues.interactive.length, background: this.queues.background.length },
+      ...this.counters,
+    };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const error = new MemError('MODEL_UNAVAILABLE', 'The built-in embedder is shut down.');
-    for (const item of this.queue.splice(0)) item.reject(error);
+    for (const item of [...this.queues.interactive.splice(0), ...this.queues.background.splice(0)]) item.reject(error);
     for (const slot of this.slots) if (slot.idleTimer) clearTimeout(slot.idleTimer);
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
     this.slots.length = 0;

@@ -451,7 +451,7 @@ export class BuiltinExtractor implements Extractor {
   }
 
   async extract(request: ExtractRequest): Promise<Extraction> {
-    if (this.thread) return this.thread.extract(request.text, request.referenceTime);
+    if (this.thread) return this.thread.extract(request.text, request.referenceTime, request.priority);
     return extractInThisThread(request.text, request.referenceTime);
   }
 

@@ -11,6 +11,7 @@ import {
   resolveRelativeDate,
   sentences,
   stem,
+  words,
 } from '../../core/answers/text.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
@@ -38,6 +39,49 @@ export interface AnswerRules {
    * the question being asked, not an answer to it.
    */
   readonly abstainOnQuestion: boolean;
+  /**
+   * Taken off a line that tells nothing beyond the question's own words and names ("Nate: No problem,
+   * Joanna!", "John: Yep, Maria"): such replies rank high on the context they answer, not on what they say.
+   */
+  readonly fillerPenalty: number;
+  /**
+   * Up to this many memories answer a question that asks for several things ("What desserts has Maria
+   * made?", "Which cities have both visited?"): each one's best line (or its focus phrase), joined "X and Y".
+   * 1: the best line alone.
+   */
+  readonly listItems: number;
+  /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
+  readonly abstention?: AbstentionModel;
+}
+
+/**
+ * Whether the found passages answer the question at all, as a logistic model over ABSTENTION_SIGNALS: the
+ * answerer abstains when bias + weights · signals > 0. Fitted by bench/fit-answers.ts on unanswerable
+ * against answerable questions, its bias set so that answerable questions are rarely refused.
+ */
+export interface AbstentionModel {
+  readonly bias: number;
+  readonly weights: readonly number[];
+}
+
+/**
+ * What an answer from passages looks like when the memories do not hold it, each in [0, 1]. The order is
+ * that of AbstentionModel.weights.
+ * - topRelevance: the best memory's relevance (search's calibrated probability);
+ * - leadRelevance: the relevance of the memory the answer comes from;
+ * - leadMatch: how much of the question's wording (rarer words weigh more) the answering line holds;
+ * - nameMissingLead: share of the names the question gives (people, places) that the answering memory,
+ *   its speaker included, does not hold: "What did Caroline realise after her race?" answered from
+ *   Melanie's line about her own race;
+ * - nameMissingAll: share of those names that no found memory holds;
+ * - typedMissing: 1 when a who/where/how-many question finds no phrase of that type to answer with.
+ */
+export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing'] as const;
+
+/** Whether an abstention model refuses an answer with these signals. */
+export function abstains(model: AbstentionModel | undefined, signals: readonly number[] | undefined): boolean {
+  if (!model || !signals) return false;
+  return model.bias + model.weights.reduce((sum, weight, index) => sum + weight * (signals[index] ?? 0), 0) > 0;
 }
 
 type QuestionKind = 'when' | 'who' | 'where' | 'quantity' | 'other';
@@ -58,6 +102,24 @@ const QUANTITY = new RegExp(`(?:\\b(?:${NUMBER_WORDS})\\b|\\$?\\b\\d+(?:[.,]\\d+
 /** A sentence that asks rather than tells. */
 function isQuestion(sentence: string): boolean {
   return /\?["'”’)\]]*\s*$/u.test(sentence);
+}
+
+/**
+ * Questions that ask for several things: plural wh-phrases ("What desserts has...", "What are some..."),
+ * "both", "all", "names of". Multi-hop questions mostly look like this; their answer spans several memories.
+ */
+export function isListQuestion(question: string): boolean {
+  const q = question.trim().toLowerCase();
+  return (
+    /^(?:what|which) (?:are|were|have|has)\b/.test(q) ||
+    /\b(?:both|all the|some|names of|kinds of|types of|what \w+s (?:has|have|did|does|do))\b/.test(q) ||
+    /^(?:what|which) \w+(?:ies|s) (?:has|have|did|does|do|are|were)\b/.test(q)
+  );
+}
+
+/** The names a question gives (people, places, things), possessives dropped: "Caroline's" -> "caroline". */
+function questionNamesOf(question: string): string[] {
+  return [...new Set(properNouns(question).map((name) => name.replace(/['’]s$/u, '').toLowerCase()))];
 }
 
 /** Questions that ask two things ("When ... and what about?") are answered with the whole sentence. */
@@ -167,6 +229,9 @@ function focusSpan(sentence: string, questionWords: ReadonlySet<string>, limit: 
   return part.slice(0, limit).join(' ').replace(/[.,;:!?]+$/u, '');
 }
 
+/** Fewest content words beyond the question's that a line needs not to count as filler. */
+const FILLER_WORDS = 2;
+
 /** A further sentence joins the answer only when it scores this close to the best one. */
 const KEEP_RATIO = 0.85;
 
@@ -178,6 +243,8 @@ interface Candidate {
   readonly lexical: number;
   semantic: number;
   readonly bonus: number;
+  /** Content words of the line that the question does not already hold: what it could tell. */
+  readonly news: number;
 }
 
 export function questionKind(question: string): QuestionKind {
@@ -259,19 +326,22 @@ export class BuiltinLanguageModel implements LanguageModel {
   }
 
   /** The whole answer at once (tests and the turbo path use it directly). */
-  async extract(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; promptTokens: number; basis: 'facts' | 'passages' }> {
+  async extract(request: AnswerRequest): Promise<ExtractedAnswer> {
     const promptTokens = countTokens(request.question) + request.sources.reduce((sum, source) => sum + countTokens(source.content), 0);
     const fromFacts = factAnswer(request);
     if (fromFacts) return { ...fromFacts, promptTokens, basis: 'facts' };
-    return { ...(await this.fromPassages(request)), promptTokens, basis: 'passages' };
+    const passage = await this.fromPassages(request);
+    if (abstains(this.rules.abstention, passage.signals)) return { text: '', cited: [], support: 0, promptTokens, basis: 'passages', signals: passage.signals };
+    return { ...passage, promptTokens, basis: 'passages' };
   }
 
   /** The passage answer: the best sentence, or the typed phrase of it that answers. */
-  private async fromPassages(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number }> {
+  private async fromPassages(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; signals?: number[] }> {
     const tier = TIERS[request.tier];
     const kind = questionKind(request.question);
     const questionWords = [...new Set(contentWords(request.question))];
     const questionNames = new Set(properNouns(request.question).map((name) => name.toLowerCase()));
+    const questionWordSet = new Set(questionWords);
 
     // Rarer words among the retrieved memories say more about which sentence answers (idf over the sources).
     const documents = request.sources.map((source) => new Set(contentWords(source.content)));
@@ -298,6 +368,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           // A one-sentence memory's relevance is already that sentence's match to the question.
           semantic: source.relevance,
           bonus: kindBonus(kind, text, questionNames),
+          news: [...present].filter((word) => !questionWordSet.has(word) && !questionNames.has(word)).length,
         };
         candidates.push(candidate);
         if (list.length > 1) multi.push(candidate);
@@ -321,7 +392,13 @@ export class BuiltinLanguageModel implements LanguageModel {
       });
     }
 
-    const score = (c: Candidate) => 0.5 * c.lexical + 0.5 * c.semantic + c.bonus - 0.01 * c.sourceIndex - (isQuestion(c.text) ? this.rules.questionPenalty : 0);
+    const score = (c: Candidate) =>
+      0.5 * c.lexical +
+      0.5 * c.semantic +
+      c.bonus -
+      0.01 * c.sourceIndex -
+      (isQuestion(c.text) ? this.rules.questionPenalty : 0) -
+      (c.news < FILLER_WORDS ? this.rules.fillerPenalty : 0);
     const ranked = [...candidates].sort((a, b) => score(b) - score(a));
     const best = ranked[0] as Candidate;
     if (this.rules.abstainOnQuestion && isQuestion(best.text)) return { text: '', cited: [], support: 0 };
@@ -333,6 +410,7 @@ export class BuiltinLanguageModel implements LanguageModel {
 
     let text = picked.map((candidate) => candidate.text).join(' ');
     const concise = tier.spanOnly && !isCompound(request.question);
+    let typedMissing = false;
     if (kind === 'when') {
       const explicit = findExplicitDate(best.text);
       const relative = findRelativeDate(best.text);
@@ -341,8 +419,21 @@ export class BuiltinLanguageModel implements LanguageModel {
       const date = `${lead.charAt(0).toUpperCase()}${lead.slice(1)}`;
       text = concise ? date : `${date} — ${text}`;
     } else if (kind === 'other') {
-      const focus = this.rules.focusWords > 0 ? focusSpan(best.text, new Set(questionWords), this.rules.focusWords) : undefined;
-      if (focus && concise) text = focus;
+      const phrase = (candidate: Candidate) =>
+        (this.rules.focusWords > 0 ? focusSpan(candidate.text, new Set(questionWords), this.rules.focusWords) : undefined) ?? candidate.text;
+      if (concise) text = phrase(best);
+      if (concise && this.rules.listItems > 1 && isListQuestion(request.question)) {
+        // The other items of a list live in other memories: the next best lines of other memories that
+        // score near the best one and tell rather than ask.
+        const items = [best];
+        for (const candidate of ranked.slice(1)) {
+          if (items.length >= this.rules.listItems || score(candidate) < KEEP_RATIO * score(best)) break;
+          if (isQuestion(candidate.text) || items.some((item) => item.source.id === candidate.source.id)) continue;
+          items.push(candidate);
+        }
+        picked.splice(0, picked.length, ...items);
+        text = joinList(items.map(phrase));
+      }
     } else {
       // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
       // to the question's words there (the name right after "signed with", not the one that asked).
@@ -362,13 +453,52 @@ export class BuiltinLanguageModel implements LanguageModel {
           text = typed.candidate.text;
         }
         text = concise ? typed.span : `${typed.span} — ${text}`;
-      }
+      } else typedMissing = true;
     }
     const cited = [...new Set(picked.map((candidate) => candidate.source.id))];
     const lead = picked[0] ?? best;
     const support = Math.max(0, Math.min(1, 0.5 * lead.lexical + 0.5 * lead.semantic + lead.bonus));
-    return { text, cited, support };
+    return { text, cited, support, signals: abstentionSignals(request, lead, typedMissing) };
   }
+}
+
+/** "X", "X and Y", "X, Y and Z". */
+function joinList(items: readonly string[]): string {
+  const unique = [...new Set(items.map((item) => item.replace(/[.!]+$/u, '')))];
+  return unique.length > 1 ? `${unique.slice(0, -1).join(', ')} and ${unique[unique.length - 1]}` : (unique[0] ?? '');
+}
+
+/** The signals of ABSTENTION_SIGNALS for an answer drawn from `lead`. */
+function abstentionSignals(request: AnswerRequest, lead: Candidate, typedMissing: boolean): number[] {
+  const names = questionNamesOf(request.question);
+  // Whole words only: "Jon" is not in "John".
+  const holds = (content: string) => {
+    const text = ` ${words(content).join(' ')} `;
+    return (name: string) => text.includes(` ${words(name).join(' ')} `);
+  };
+  const inLead = holds(lead.source.content);
+  const inAny = request.sources.map((source) => holds(source.content));
+  const share = (missing: (name: string) => boolean) => (names.length === 0 ? 0 : names.filter(missing).length / names.length);
+  const relevance = (value: number) => Math.max(0, Math.min(1, value));
+  return [
+    relevance(Math.max(0, ...request.sources.map((source) => source.relevance))),
+    relevance(lead.source.relevance),
+    relevance(lead.lexical),
+    share((name) => !inLead(name)),
+    share((name) => !inAny.some((has) => has(name))),
+    typedMissing ? 1 : 0,
+  ];
+}
+
+/** What the extractive answerer found: the text ('' when it abstains) and what its confidence stands on. */
+export interface ExtractedAnswer {
+  readonly text: string;
+  readonly cited: string[];
+  readonly support: number;
+  readonly promptTokens: number;
+  readonly basis: 'facts' | 'passages';
+  /** ABSTENTION_SIGNALS of a passage answer (the fit of the abstention model reads them). */
+  readonly signals?: readonly number[];
 }
 
 /**

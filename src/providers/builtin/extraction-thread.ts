@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { MemError } from '../../errors.js';
-import type { Extraction } from '../spec.js';
+import type { EmbedPriority, Extraction } from '../spec.js';
 import { spawnWorker } from './worker-spawn.js';
 
 type ThreadMessage =
@@ -14,6 +14,18 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
+interface Waiting extends Pending {
+  readonly text: string;
+  readonly referenceTime: number;
+}
+
+/**
+ * Extractions posted to the thread at once. The thread runs them one after another in the order posted, so
+ * the rest wait here, where an interactive one can go ahead of background ones; two keep the thread busy
+ * while an answer travels back.
+ */
+const MAX_POSTED = 2;
+
 /**
  * The built-in extractor's worker thread. It starts on the first extraction (or init), runs extractions
  * one after another, and stops after `idleMs` without one: the NLP libraries hold ~110 MB, which a daemon
@@ -24,6 +36,7 @@ export class ExtractionThread {
   private worker: Worker | null = null;
   private ready: Promise<void> | null = null;
   private readonly pending = new Map<number, Pending>();
+  private readonly waiting: Record<EmbedPriority, Waiting[]> = { interactive: [], background: [] };
   /** Extractions asked for and not answered yet, including those waiting for the thread to start. */
   private active = 0;
   private nextId = 1;
@@ -68,7 +81,7 @@ export class ExtractionThread {
     return ready;
   }
 
-  async extract(text: string, referenceTime: number): Promise<Extraction> {
+  async extract(text: string, referenceTime: number, priority: EmbedPriority = 'interactive'): Promise<Extraction> {
     this.active += 1;
     this.cancelIdle();
     try {
@@ -77,16 +90,26 @@ export class ExtractionThread {
       this.done();
       throw error;
     }
-    const worker = this.worker;
-    if (!worker) {
+    if (!this.worker) {
       this.done();
       throw new MemError('MODEL_UNAVAILABLE', 'The extraction thread stopped.', { details: { retryable: true } });
     }
-    const id = this.nextId++;
     return new Promise<Extraction>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, text, referenceTime });
+      this.waiting[priority].push({ text, referenceTime, resolve, reject });
+      this.post();
     });
+  }
+
+  /** Posts waiting extractions to the thread, interactive ones first, up to MAX_POSTED in its hands. */
+  private post(): void {
+    const worker = this.worker;
+    while (worker && this.pending.size < MAX_POSTED) {
+      const next = this.waiting.interactive.shift() ?? this.waiting.background.shift();
+      if (!next) return;
+      const id = this.nextId++;
+      this.pending.set(id, { resolve: next.resolve, reject: next.reject });
+      worker.postMessage({ id, text: next.text, referenceTime: next.referenceTime });
+    }
   }
 
   async close(): Promise<void> {
@@ -104,6 +127,7 @@ export class ExtractionThread {
     if (message.type === 'result') entry.resolve(message.extraction);
     else entry.reject(new MemError('MODEL_UNAVAILABLE', `Built-in extraction failed: ${message.message}`, { details: { retryable: false } }));
     this.done();
+    this.post();
   }
 
   private done(): void {
@@ -116,7 +140,7 @@ export class ExtractionThread {
     if (!worker || this.worker !== worker) return;
     this.worker = null;
     this.ready = null;
-    const pending = [...this.pending.values()];
+    const pending = [...this.pending.values(), ...this.waiting.interactive.splice(0), ...this.waiting.background.splice(0)];
     this.pending.clear();
     for (const entry of pending) {
       entry.reject(error);

@@ -15,5 +15,14 @@ export function spawnWorker(name: string, moduleUrl: string): Worker {
       })
     : new Worker(workerUrl);
   worker.unref();
+  running.set(worker, name);
+  worker.once('exit', () => running.delete(worker));
   return worker;
+}
+
+const running = new Map<Worker, string>();
+
+/** The worker threads running now, by module name (GET /v1/status reports each kind's busy share). */
+export function runningWorkers(): { readonly name: string; readonly worker: Worker }[] {
+  return [...running].map(([worker, name]) => ({ name, worker }));
 }

@@ -2,7 +2,7 @@ import { Ollama } from 'ollama';
 import { z } from 'zod';
 import { MemError } from '../../errors.js';
 import { l2normalize } from '../embed-many.js';
-import type { EmbeddingModel } from '../spec.js';
+import type { EmbeddingModel, EmbedOptions } from '../spec.js';
 
 export interface OllamaEmbeddingModelOptions {
   /** Ollama's address, e.g. `http://127.0.0.1:11434`; passed explicitly because ollama-js ignores OLLAMA_HOST. */
@@ -64,7 +64,7 @@ export class OllamaEmbeddingModel implements EmbeddingModel {
     return this.initializing;
   }
 
-  async doEmbed(texts: readonly string[], options: { readonly signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+  async doEmbed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const vectors = await this.embed(texts, options.signal);
     const length = vectors[0]?.length ?? 0;

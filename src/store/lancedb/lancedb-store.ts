@@ -6,6 +6,7 @@ import type {
   JobStore,
   KeyStore,
   KnowledgeStore,
+  CommitLoad,
   MaintenanceReport,
   MemoryPageRequest,
   MemoryStore,
@@ -81,8 +82,10 @@ import {
 import { backupStore } from './backup.js';
 import { LanceKnowledgeStore } from './knowledge-store.js';
 import { gated, OperationGate } from './operation-gate.js';
+import type { LeaseStore, Leases } from '../../core/cluster/leases.js';
+import { LanceLeaseStore, leasesSchema } from './lease-table.js';
 import { RecordTable } from './record-table.js';
-import { TableWriter } from './table-writer.js';
+import { isCommitConflict, TableWriter } from './table-writer.js';
 
 type Row = Record<string, unknown>;
 
@@ -133,6 +136,21 @@ export interface OpenLanceStoreOptions {
   readonly cacheMb?: { readonly index: number; readonly metadata: number };
   /** Rows a memory or passage table needs before maintenance gives it scalar indexes (default 5,000). */
   readonly scalarIndexMinRows?: number;
+  /** LanceDB object-store options (credentials, endpoints); never logged. */
+  readonly storageOptions?: Readonly<Record<string, string>>;
+  /**
+   * Set when other daemons share the store: reads look for their commits when the last look is older than
+   * this (0: on every read); the start-up sweep of orphaned passages is skipped (a passage another daemon
+   * is committing would look orphaned); maintenance runs only under the `maintenance` lease.
+   */
+  readonly shared?: { readonly readConsistencyMs: number };
+}
+
+/** What openLanceStore returns: the Storage port, and the lease table daemons on one store coordinate with. */
+export interface LanceStore extends Storage {
+  readonly leaseStore: LeaseStore;
+  /** Background maintenance claims this lease first (several daemons on one store). */
+  useLeases(leases: Leases): void;
 }
 
 const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
@@ -149,14 +167,20 @@ const MAINTENANCE_REST_FACTOR = 10;
 /** ... but never longer than this, so fragments cannot pile up for long under steady writes. */
 const MAX_MAINTENANCE_REST_MS = 60_000;
 
-export async function openLanceStore(options: OpenLanceStoreOptions): Promise<Storage> {
+export async function openLanceStore(options: OpenLanceStoreOptions): Promise<LanceStore> {
   const cache = options.cacheMb ?? DEFAULT_CACHE_MB;
   const session = new lancedb.Session(BigInt(cache.index) * MIB, BigInt(cache.metadata) * MIB);
-  const db = await lancedb.connect(options.uri, {}, session);
+  const db = await lancedb.connect(
+    options.uri,
+    {
+      storageOptions: { ...options.storageOptions },
+      ...(options.shared ? { readConsistencyInterval: options.shared.readConsistencyMs / 1000 } : {}),
+    },
+    session,
+  );
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
-  const open = async (name: string, schema: Schema) =>
-    new TableWriter(await db.createEmptyTable(name, schema, { mode: 'create', existOk: true }), onCommit);
+  const open = async (name: string, schema: Schema) => new TableWriter(await createOrOpen(db, name, schema), onCommit);
   const meta = await open('meta', metaSchema);
   await migrateSchema(db, meta);
   const memories = await open('memories', memoriesSchema);
@@ -175,6 +199,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
   const usage = await open('usage_events', usageEventsSchema);
   const jobItems = await open('job_items', jobItemsSchema);
   const watches = await open('watches', watchesSchema);
+  const leases = await open('leases', leasesSchema);
   await ensureFtsIndex(chunks.table);
   storage = new LanceStorage(db, options, {
     meta,
@@ -191,8 +216,19 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<St
     usage,
     jobItems,
     watches,
+    leases,
   });
   return storage;
+}
+
+/** Two daemons starting on one fresh store may both create a table: the one that loses opens the winner's. */
+async function createOrOpen(db: Connection, name: string, schema: Schema): Promise<Table> {
+  try {
+    return await db.createEmptyTable(name, schema, { mode: 'create', existOk: true });
+  } catch (error) {
+    if (!/already exists|conflict/i.test(String(error))) throw error;
+    return db.openTable(name);
+  }
 }
 
 /** Columns added to the memories table since schema 1: [the schema version that added it, its name]. */
@@ -263,6 +299,7 @@ interface Tables {
   readonly usage: TableWriter;
   readonly jobItems: TableWriter;
   readonly watches: TableWriter;
+  readonly leases: TableWriter;
 }
 
 function filterPredicate(accountId: string, filter: MemoryFilter): Predicate {
@@ -639,8 +676,10 @@ function vectorOf(value: unknown): Float32Array {
   return Float32Array.from(items as ArrayLike<number>);
 }
 
-class LanceStorage implements Storage {
+class LanceStorage implements LanceStore {
   readonly uri: string;
+  readonly leaseStore: LeaseStore;
+  private leases: Leases | null = null;
   readonly vectorSpace: { readonly modelId: string; readonly dimension: number };
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
@@ -670,6 +709,9 @@ class LanceStorage implements Storage {
   ) {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
+    this.leaseStore = new LanceLeaseStore(tables.leases);
+    // A shared store has no orphans of a crash to look for at start: see OpenLanceStoreOptions.shared.
+    this.orphansSwept = options.shared !== undefined;
     const accounts = new RecordTable(tables.accounts, accountToRow, rowToAccount);
     const keys = new RecordTable(tables.keys, keyToRow, rowToKey);
     const pending = new RecordTable(tables.pending, pendingToRow, rowToPending);
@@ -807,6 +849,16 @@ class LanceStorage implements Storage {
     return this.tables.memories.table.countRows();
   }
 
+  commitLoad(): CommitLoad {
+    const load = { commits: 0, rows: 0, ms: 0 };
+    for (const writer of Object.values(this.tables) as TableWriter[]) {
+      load.commits += writer.commits.count;
+      load.rows += writer.commits.rows;
+      load.ms += writer.commits.ms;
+    }
+    return load;
+  }
+
   /**
    * Counts writes; past the threshold, compacts in the background once the last pass has rested enough
    * (never twice at once).
@@ -827,9 +879,13 @@ class LanceStorage implements Storage {
     this.paced.unref();
   }
 
+  useLeases(leases: Leases): void {
+    this.leases = leases;
+  }
+
   maintain(): Promise<MaintenanceReport> {
     // One maintenance pass at a time; a second caller shares the running one.
-    this.maintaining ??= this.runMaintenance().finally(() => {
+    this.maintaining ??= this.leasedMaintenance().finally(() => {
       this.maintaining = null;
     });
     return this.maintaining;
@@ -853,6 +909,21 @@ class LanceStorage implements Storage {
     return run;
   }
 
+  /** With several daemons on one store, one of them maintains it at a time; the others skip their pass. */
+  private async leasedMaintenance(): Promise<MaintenanceReport> {
+    if (!this.leases) return this.runMaintenance();
+    const claim = await this.leases.claim('maintenance');
+    if (!claim) {
+      this.writesSinceMaintenance = 0;
+      return { tables: 0, compactedFragments: 0, prunedVersions: 0, vectorIndex: 'skipped (another daemon maintains)', scalarIndexes: 0, orphanPassages: 0, durationMs: 0 };
+    }
+    try {
+      return await this.runMaintenance();
+    } finally {
+      claim.stop();
+    }
+  }
+
   private async runMaintenance(): Promise<MaintenanceReport> {
     await this.backingUp?.catch(() => undefined);
     const started = Date.now();
@@ -874,7 +945,7 @@ class LanceStorage implements Storage {
         // fails (measured: 0 of 180 writes failed, 15 of 15 compactions yielded).
         stats = await writer.table.optimize(options);
       } catch (error) {
-        if (!/conflict|preempted/i.test(String(error))) throw error;
+        if (!isCommitConflict(error)) throw error;
         // Under sustained writes it would never finish unlocked: retry with writes paused (tens of ms).
         stats = await writer.exclusive((table) => table.optimize(options));
       }

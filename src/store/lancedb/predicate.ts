@@ -43,9 +43,16 @@ export type Column =
   | 'key_id'
   | 'key_type'
   | 'at'
-  | 'job_id';
+  | 'job_id'
+  // leases (lease-table.ts)
+  | 'name'
+  | 'holder'
+  | 'expires_at';
 
 const COLUMNS = new Set<string>([
+  'name',
+  'holder',
+  'expires_at',
   'job_id',
   'key_id',
   'key_type',

@@ -2,6 +2,25 @@ import type { Table } from '@lancedb/lancedb';
 
 type Row = Record<string, unknown>;
 
+const CONFLICT_ATTEMPTS = 8;
+
+/** LanceDB's words for a commit another writer got in first ("Retryable commit conflict", "preempted"). */
+export function isCommitConflict(error: unknown): boolean {
+  return /commit conflict|conflict for version|preempted|retryable|too many concurrent writers/i.test(String(error));
+}
+
+async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= CONFLICT_ATTEMPTS || !isCommitConflict(error)) throw error;
+      // Jittered backoff: daemons that collided once should not collide again in lockstep.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+    }
+  }
+}
+
 /**
  * Serialises the writes to one table (LanceDB commits each write as a new version; concurrent
  * updates/deletes of one table can conflict) and group-commits appends: rows added while a write is in
@@ -11,6 +30,8 @@ export class TableWriter {
   private tail: Promise<unknown> = Promise.resolve();
   private pendingRows: { rows: Row[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushScheduled = false;
+  /** Commits so far, the rows appended and the time they took (ms): GET /v1/status reports the rates. */
+  readonly commits = { count: 0, rows: 0, ms: 0 };
 
   /** @param onCommit called after each write, so the store can schedule maintenance. */
   constructor(
@@ -18,9 +39,21 @@ export class TableWriter {
     private readonly onCommit: () => void = () => undefined,
   ) {}
 
-  /** Runs `work` after every earlier write to this table has finished. */
+  /**
+   * Runs `work` after every earlier write to this table has finished. A commit conflict (another process
+   * committed to the table first, which LanceDB could not rebase onto) runs `work` again: every caller's work
+   * is an idempotent write (append, merge-insert, update or delete by predicate).
+   */
   exclusive<T>(work: (table: Table) => Promise<T>): Promise<T> {
-    const run = this.tail.then(() => work(this.table)).finally(this.onCommit);
+    const run = this.tail.then(async () => {
+      const started = performance.now();
+      try {
+        return await retryConflicts(() => work(this.table));
+      } finally {
+        this.commits.count += 1;
+        this.commits.ms += performance.now() - started;
+      }
+    }).finally(this.onCommit);
     this.tail = run.catch(() => undefined);
     return run;
   }
@@ -35,6 +68,7 @@ export class TableWriter {
         void this.exclusive(async (table) => {
           this.flushScheduled = false;
           const batch = this.pendingRows.splice(0);
+          for (const entry of batch) this.commits.rows += entry.rows.length;
           try {
             await table.add(batch.flatMap((entry) => entry.rows));
             for (const entry of batch) entry.resolve();

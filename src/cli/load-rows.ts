@@ -1,0 +1,38 @@
+import type { LoadStatus } from '../api/contract.js';
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+/**
+ * `mem status` rows for the daemon's load over its last seconds: what keeps the cores busy, what waits, and
+ * per request type the time queued and working (the figures of GET /v1/status `load`).
+ */
+export function loadRows(load: LoadStatus, topTypes = 6): [string, string][] {
+  const workers = Object.entries(load.cpu.workers)
+    .map(([name, share]) => `${name.replace(/-worker$/, '')} ${share.toFixed(2)}`)
+    .join(', ');
+  const lanes = Object.entries(load.lanes)
+    .map(([lane, state]) => `${lane} ${state.running} running, ${state.queued} waiting${state.rejected ? `, ${state.rejected} refused` : ''}`)
+    .join(' · ');
+  const rows: [string, string][] = [
+    [
+      'load',
+      `${load.cpu.process.toFixed(2)} cores (main ${load.cpu.main.toFixed(2)}${workers ? `, ${workers}` : ''}, other ${load.cpu.other.toFixed(2)}), event loop delay p99 ${ms(load.eventLoop.delayP99Ms)}, last ${Math.round(load.windowSeconds)} s`,
+    ],
+    ['queues', lanes],
+  ];
+  if (load.embedder) {
+    const e = load.embedder;
+    rows.push([
+      'embedder',
+      `${e.workers} workers, ${e.textsPerSecond}/s in batches of ${e.meanBatch}, waiting ${e.queued.interactive} interactive + ${e.queued.background} background (queued ${ms(e.queuedMs)}, working ${ms(e.workingMs)} per text)`,
+    ]);
+  }
+  if (load.commits) rows.push(['commits', `${load.commits.perSecond}/s, ${load.commits.rowsPerCommit} rows each, ${ms(load.commits.meanMs)} each`]);
+  for (const [index, type] of load.requests.slice(0, topTypes).entries()) {
+    rows.push([
+      index === 0 ? 'requests' : '',
+      `${type.type}: ${type.perSecond}/s, queued p50 ${ms(type.queuedMs.p50)} p99 ${ms(type.queuedMs.p99)}, working p50 ${ms(type.workingMs.p50)} p99 ${ms(type.workingMs.p99)}${type.errors ? `, ${type.errors} errors` : ''}`,
+    ]);
+  }
+  return rows;
+}

@@ -1,0 +1,106 @@
+import { MemError } from '../../errors.js';
+
+/**
+ * Kinds of request that share a limit. A cheap read (get, list, query, entities) must never wait behind a
+ * search (a query embedding and a vector scan) or a write (embedding, extraction, a commit), so each kind has
+ * its own lane: its own slots and its own queue.
+ */
+export const LANES = ['read', 'search', 'write', 'bulk'] as const;
+export type Lane = (typeof LANES)[number];
+
+export interface LaneLimits {
+  /** Requests of the lane that run at once; more wait in the lane's queue, in order of arrival. */
+  readonly concurrency: number;
+  /** Requests that may wait; one more is refused at once with 429 RATE_LIMITED and a Retry-After. */
+  readonly maxQueued: number;
+}
+
+export interface LaneLoad {
+  readonly running: number;
+  readonly queued: number;
+  readonly admitted: number;
+  readonly rejected: number;
+}
+
+/** A request's place in its lane: how long it waited, and the release to call once it has answered. */
+export interface Admitted {
+  readonly queuedMs: number;
+  release(): void;
+}
+
+interface Waiter {
+  readonly at: number;
+  readonly resolve: (admitted: Admitted) => void;
+}
+
+interface LaneState {
+  readonly limits: LaneLimits;
+  running: number;
+  readonly waiting: Waiter[];
+  admitted: number;
+  rejected: number;
+  /** Mean time a request holds a slot (ms), smoothed: what a Retry-After is estimated from. */
+  meanHoldMs: number;
+}
+
+/** Weight of the newest hold time in the running mean. */
+const SMOOTHING = 0.05;
+
+/**
+ * Admission control for the daemon's requests: per lane at most `concurrency` run, at most `maxQueued` wait
+ * (first come, first served), and the rest are refused at once with 429 RATE_LIMITED and a Retry-After
+ * estimated from the queue and the lane's recent pace, so an overloaded daemon answers "later" in
+ * milliseconds instead of letting a queue, and every latency, grow without bound.
+ */
+export class Admission {
+  private readonly lanes: Record<Lane, LaneState>;
+
+  constructor(
+    limits: Readonly<Record<Lane, LaneLimits>>,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    const state = (lane: Lane): LaneState => ({ limits: limits[lane], running: 0, waiting: [], admitted: 0, rejected: 0, meanHoldMs: 50 });
+    this.lanes = { read: state('read'), search: state('search'), write: state('write'), bulk: state('bulk') };
+  }
+
+  /** Resolves when the request may run; throws RATE_LIMITED when the lane's queue is full. */
+  enter(lane: Lane): Promise<Admitted> {
+    const state = this.lanes[lane];
+    const at = this.now();
+    if (state.running < state.limits.concurrency && state.waiting.length === 0) return Promise.resolve(this.start(state, at));
+    if (state.waiting.length >= state.limits.maxQueued) {
+      state.rejected += 1;
+      const retryAfter = Math.max(1, Math.ceil(((state.waiting.length + state.running) * state.meanHoldMs) / state.limits.concurrency / 1000));
+      return Promise.reject(new MemError('RATE_LIMITED', 'Rate limit exceeded', {
+        extra: { retryAfter },
+        details: { reason: 'busy', lane, queued: state.waiting.length },
+        hint: `The daemon is busy (${state.waiting.length} ${lane} requests waiting); retry in ${retryAfter} s.`,
+      }));
+    }
+    return new Promise<Admitted>((resolve) => state.waiting.push({ at, resolve }));
+  }
+
+  load(): Record<Lane, LaneLoad> {
+    const view = (state: LaneState): LaneLoad => ({ running: state.running, queued: state.waiting.length, admitted: state.admitted, rejected: state.rejected });
+    return { read: view(this.lanes.read), search: view(this.lanes.search), write: view(this.lanes.write), bulk: view(this.lanes.bulk) };
+  }
+
+  private start(state: LaneState, queuedAt: number): Admitted {
+    state.running += 1;
+    state.admitted += 1;
+    const startedAt = this.now();
+    let released = false;
+    return {
+      queuedMs: startedAt - queuedAt,
+      release: () => {
+        // Idempotent: a response and an aborted connection may both report the end of one request.
+        if (released) return;
+        released = true;
+        state.meanHoldMs += SMOOTHING * (this.now() - startedAt - state.meanHoldMs);
+        state.running -= 1;
+        const next = state.waiting.shift();
+        if (next) next.resolve(this.start(state, next.at));
+      },
+    };
+  }
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { Admission, type LaneLimits } from '../../src/core/scheduling/admission.js';
+import { MemError } from '../../src/errors.js';
+
+const limits = (search: LaneLimits, read: LaneLimits = { concurrency: 2, maxQueued: 2 }) => ({
+  read,
+  search,
+  write: { concurrency: 1, maxQueued: 1 },
+  bulk: { concurrency: 1, maxQueued: 1 },
+});
+
+describe('admission lanes', () => {
+  it('runs at most `concurrency` per lane and admits the waiting ones in order of arrival', async () => {
+    const admission = new Admission(limits({ concurrency: 2, maxQueued: 10 }));
+    const first = await admission.enter('search');
+    const second = await admission.enter('search');
+    const order: number[] = [];
+    const waiting = [3, 4, 5].map((n) => admission.enter('search').then((admitted) => (order.push(n), admitted)));
+    await Promise.resolve();
+    expect(admission.load().search).toMatchObject({ running: 2, queued: 3 });
+    first.release();
+    second.release();
+    const third = await waiting[0];
+    const fourth = await waiting[1];
+    expect(order).toEqual([3, 4]);
+    third?.release();
+    (await waiting[2])?.release();
+    fourth?.release();
+    expect(order).toEqual([3, 4, 5]);
+    expect(admission.load().search).toMatchObject({ running: 0, queued: 0, admitted: 5, rejected: 0 });
+  });
+
+  it('a cheap read is admitted at once while the search lane is full and queued', async () => {
+    const admission = new Admission(limits({ concurrency: 1, maxQueued: 5 }));
+    const busy = await admission.enter('search');
+    const queuedSearch = admission.enter('search');
+    let readAdmitted = false;
+    const read = admission.enter('read').then((admitted) => {
+      readAdmitted = true;
+      return admitted;
+    });
+    (await read).release();
+    expect(readAdmitted).toBe(true);
+    expect(admission.load().search.queued).toBe(1);
+    busy.release();
+    (await queuedSearch).release();
+  });
+
+  it('refuses one more than the queue holds with RATE_LIMITED and a Retry-After of at least 1 s', async () => {
+    const admission = new Admission(limits({ concurrency: 1, maxQueued: 1 }));
+    const running = await admission.enter('search');
+    const queued = admission.enter('search');
+    let refused: unknown;
+    try {
+      await admission.enter('search');
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(MemError);
+    const error = refused as MemError;
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error.status).toBe(429);
+    expect(error.extra?.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(admission.load().search).toMatchObject({ rejected: 1, queued: 1, running: 1 });
+    running.release();
+    (await queued).release();
+    // With room again, the lane admits.
+    (await admission.enter('search')).release();
+  });
+
+  it('a release called twice frees one slot only', async () => {
+    const admission = new Admission(limits({ concurrency: 1, maxQueued: 5 }));
+    const first = await admission.enter('search');
+    const second = admission.enter('search');
+    const third = admission.enter('search');
+    first.release();
+    first.release();
+    const secondAdmitted = await second;
+    expect(admission.load().search).toMatchObject({ running: 1, queued: 1 });
+    secondAdmitted.release();
+    (await third).release();
+    expect(admission.load().search.running).toBe(0);
+  });
+
+  it('reports how long a request waited for its slot', async () => {
+    let now = 0;
+    const admission = new Admission(limits({ concurrency: 1, maxQueued: 5 }), () => now);
+    const first = await admission.enter('search');
+    const second = admission.enter('search');
+    now = 40;
+    first.release();
+    expect((await second).queuedMs).toBe(40);
+    expect(first.queuedMs).toBe(0);
+  });
+});
