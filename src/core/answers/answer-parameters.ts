@@ -25,9 +25,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0.3, abstention: { bias: -0.576024, weights: [0.395732, -0.131751, -1.675376, 1.251883, -0.493112, 0.239822] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.3, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, abstention: { bias: 1.263947, weights: [0.17536, -1.593069, -1.769, 1.24852, -0.522173, 0.193106] } },
   calibration: {
     facts: [],
-    passages: [[0.68, 0.018], [0.771, 0.044], [0.815, 0.105], [0.844, 0.179], [0.883, 0.212], [0.939, 0.333], [0.988, 0.579]],
+    passages: [[0.701, 0.032], [0.769, 0.105], [0.788, 0.143], [0.808, 0.175], [0.854, 0.212], [0.922, 0.393], [0.982, 0.456]],
   },
 };
