@@ -17,13 +17,14 @@
  *    Random choices are seeded: every run derives the same queries.
  * 3. Features. Every query runs through the product's own search engine (SearchEngine.rank, in-process on
  *    the kept data directory, the built-in embedder): every candidate with its features (features.ts).
- * 4. Fitting. A logistic regression (Newton's method, L2) on the candidates' features, every query weighing
- *    the same. Held-out folds: LoCoMo leave-one-conversation-out (fit on the other three conversations'
- *    queries and all of SciFact's, score the fourth), SciFact five folds by query (fit on the other four
- *    folds and all of LoCoMo's). Derived queries go to the fold of the memory they come from. The figures
- *    reported are those of the held-out folds: nDCG@10 per fold and their mean (by the scorers' own
- *    definitions), and, at the default threshold 0.5, per query shape: the share of relevant results in a
- *    top 10 that score >= 0.5, and the mean number of results >= 0.5 per query.
+ * 4. Fitting. Two logistic regressions (Newton's method, L2): the ranking stage on pairs of candidates of
+ *    the same query, the calibration on the ranked candidates (see below). Held-out folds: LoCoMo
+ *    leave-one-conversation-out (fit on the other three conversations' queries and all of SciFact's, score
+ *    the fourth), SciFact five folds by query (fit on the other four folds and all of LoCoMo's), the notes
+ *    four folds by query. Derived queries go to the fold of the memory they come from. The figures reported
+ *    are those of the held-out folds: nDCG@10 per fold and their mean (by the scorers' own definitions),
+ *    and, at the default threshold 0.5, per query shape: the share of relevant results in a top 10 that
+ *    score >= 0.5, and the mean number of results >= 0.5 per query.
  * 5. `--write` fits the model on everything and writes src/core/search/fitted-model.ts.
  *
  * The regularisation strength is chosen by the same cross-validation (the mean held-out nDCG@10 of both
@@ -325,13 +326,15 @@ const INCOMPLETE: ReadonlySet<Shape> = new Set(['question', 'claim']);
 
 /** The calibration's inputs besides the ranking value (model.ts; --calibration-inputs to try fewer). */
 let CALIBRATION_FEATURES: CalibrationInput[] = [...CALIBRATION_INPUT_NAMES];
-let BALANCE_SHAPES = false;
+let BALANCE_SHAPES = true;
 
 /**
- * Stage 2: `score = σ(scale · z + rank · ln(1 + r) + offset)` fitted on the ranked candidates of every query
- * (each query weighing the same), the relevant ones weighing `positiveWeight` times their count: LoCoMo's
- * evidence lists one or two turns where a person would call several relevant, so the unweighted estimate
- * says "unlikely" of almost every answer to a question. The weight is chosen by cross-validation (below).
+ * Stage 2 (model.ts calibratedScore): a logistic regression on the ranking value, its gap to the query's
+ * best, the log of the rank and the calibration inputs, fitted on the ranked candidates of every query, every
+ * query shape weighing the same. The relevant candidates of shapes with incomplete judgements weigh
+ * `positiveWeight` times more: LoCoMo's evidence lists one or two turns where a person would call several
+ * relevant, so the unweighted estimate says "unlikely" of almost every answer to a question. The weight is
+ * chosen by cross-validation (below).
  */
 function fitCalibration(weights: Weights, dumped: readonly Dumped[], positiveWeight: number): SearchModel['calibration'] {
   const samples: Sample[] = [];
@@ -596,13 +599,14 @@ async function main(): Promise<void> {
       lambda: { type: 'string' },
       'derived-weight': { type: 'string' },
       'calibration-inputs': { type: 'string' },
-      'balance-shapes': { type: 'boolean', default: false },
+      // Every query weighing the same in the calibration instead of every shape (the comparison in bench/README.md).
+      'per-query': { type: 'boolean', default: false },
       'positive-weight': { type: 'string' },
       // Also score the held-out folds through the HTTP API: a daemon on the kept corpus with each fold's model.
       http: { type: 'boolean', default: false },
     },
   });
-  BALANCE_SHAPES = values['balance-shapes'];
+  BALANCE_SHAPES = !values['per-query'];
   if (values['calibration-inputs'] !== undefined) {
     CALIBRATION_FEATURES = values['calibration-inputs'].split(',').filter((name): name is CalibrationInput => (CALIBRATION_INPUT_NAMES as readonly string[]).includes(name));
   }

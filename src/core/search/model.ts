@@ -9,13 +9,13 @@ import { FITTED_MODEL } from './fitted-model.js';
  * query-memory pairs of several query shapes (questions, claims, a rare word, a phrase, a title, paraphrases),
  * with cross-validation:
  *
- * 1. Ranking: a logistic model over the features of features.ts, `z = bias + w · x`; candidates are ranked
- *    by z.
- * 2. Calibration: `score = 1 / (1 + e^-(scale · z + gap · (z - z1) + rank · ln(1 + r) + offset))`, z1 being
- *    the best candidate's value and r the memory's place in the ranking (0 = first). How likely a memory is
- *    to be relevant depends on how the others look for the same query, not only on its own features: the
- *    gap and rank terms say so, and keep a broad query from scoring dozens of memories above the threshold,
- *    while z itself says whether even the best candidate answers the query at all.
+ * 1. Ranking: a logistic model over the features of features.ts, `z = bias + w · x`, fitted on pairs of
+ *    the same query: it says which of two memories is the better answer.
+ * 2. Calibration: `score = 1 / (1 + e^-(scale · z + gap · (z - z1) + rank · ln(1 + r) + offset + Σ c · input))`,
+ *    z1 being the best candidate's value, r the memory's place in the ranking by z (0 = first) and the inputs
+ *    those of CALIBRATION_INPUTS below. How likely a memory is to be relevant depends on how the others look
+ *    for the same query (the gap and rank terms, which keep a broad query from scoring dozens of memories
+ *    above the threshold) and on whether it holds the query's words at all. Results are listed by score.
  */
 export interface SearchModel {
   readonly bias: number;
