@@ -30,14 +30,17 @@
  * The regularisation strength is chosen by the same cross-validation (the mean held-out nDCG@10 of both
  * sets), from a fixed grid.
  */
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load-config.js';
 import type { MemoryStore } from '../src/core/ports.js';
-import { FEATURE_NAMES, packSimilarity, type FeatureName, type Features } from '../src/core/search/features.js';
-import { CALIBRATION_INPUT_NAMES, CALIBRATION_INPUTS, calibratedScore, logit, type CalibrationInput, type SearchModel } from '../src/core/search/model.js';
+import { Cohort, COHORT_PACK, nearestSimilarities } from '../src/core/search/cohort.js';
+import { COHORT_TEXTS } from '../src/core/search/cohort-texts.js';
+import { FEATURE_NAMES, LIFT_PACK, packSimilarity, type FeatureName, type Features } from '../src/core/search/features.js';
+import { CALIBRATION_INPUT_NAMES, CALIBRATION_INPUTS, calibratedScore, logit, similarityLevel, type CalibrationInput, type SearchModel } from '../src/core/search/model.js';
 import { SearchEngine } from '../src/core/search/search-engine.js';
 import { termSequence, tokens, isStopword } from '../src/core/search/terms.js';
 import type { MemoryRecord } from '../src/core/types.js';
@@ -234,8 +237,10 @@ async function dump(corpus: Corpus, loaded: Loaded, derived: number, shapes: Rea
     const store = storage.memories(loaded.tenant);
     const memories = await allMemories(store);
     const queries = (await corpusQueries(corpus, memories, derived)).filter((query) => !shapes || shapes.has(query.shape));
+    const cohort = new Cohort(embedder);
     const engine = new SearchEngine({
       modelId: embedder.modelId,
+      cohort: (vector) => cohort.nearest(vector),
       embedQuery: async (text) => {
         const [vector] = await embedMany(embedder, [text]);
         if (!vector) throw new Error('no vector');
@@ -576,12 +581,58 @@ async function heldOutThroughApi(all: readonly Dumped[], foldDir: string): Promi
   return out;
 }
 
-/** Features added after a recording was made, computed from the recorded ones as the engine computes them. */
-function backfill(all: Dumped[]): void {
+/** How many of the cohort's nearest texts join the pack (cohort.ts COHORT_PACK; `--cohort-pack` to compare). */
+let COHORT_COUNT = COHORT_PACK;
+const COHORT_KEY = createHash('sha256').update(COHORT_TEXTS.join('\n')).digest('hex').slice(0, 12);
+
+/**
+ * The query's nearest similarities in the search cohort (cohort.ts), for every query text: embedded once
+ * with the built-in embedder and kept in the cache, keyed by the cohort's texts (a new cohort, new file).
+ */
+async function cohortSimilarities(texts: readonly string[]): Promise<Map<string, number[]>> {
+  const file = join(cacheRoot(), `cohort-${COHORT_KEY}.json`);
+  const known = new Map<string, number[]>(existsSync(file) ? Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, number[]>) : []);
+  const missing = [...new Set(texts.map((text) => text.trim()))].filter((text) => !known.has(text));
+  if (missing.length > 0) {
+    const embedder = new BuiltinEmbeddingModel(2);
+    await embedder.init();
+    try {
+      const cohort = await embedMany(embedder, COHORT_TEXTS);
+      const bar = progress('cohort similarities', missing.length);
+      for (let start = 0; start < missing.length; start += 64) {
+        const slice = missing.slice(start, start + 64);
+        const vectors = await embedMany(embedder, slice);
+        slice.forEach((text, index) => {
+          const vector = vectors[index];
+          if (vector) known.set(text, nearestSimilarities(vector, cohort, LIFT_PACK));
+        });
+        for (let index = 0; index < slice.length; index++) bar.tick();
+      }
+      bar.done();
+    } finally {
+      await embedder.close();
+    }
+    mkdirSync(cacheRoot(), { recursive: true });
+    writeFileSync(file, JSON.stringify(Object.fromEntries(known)));
+  }
+  return known;
+}
+
+/**
+ * `similarityLift` computed again from the recorded similarities as the engine computes it now (the pack of
+ * a query's nearest candidates and its nearest cohort texts), so that recordings made before the cohort
+ * need not be made again. The recorded candidates are the query's first hundred: its ten nearest are among
+ * them (checked on the notes, where every memory is a candidate: the packs agree exactly).
+ */
+async function backfill(all: Dumped[]): Promise<void> {
+  const cohorts = await cohortSimilarities(all.map((entry) => entry.query.text));
+  const level = similarityLevel(MODEL_ID);
   for (const entry of all) {
-    if (entry.candidates.every((candidate) => candidate.features.similarityLift !== undefined)) continue;
-    const pack = packSimilarity(entry.candidates.map((candidate) => candidate.features.similarity));
-    for (const candidate of entry.candidates) (candidate as { features: Features }).features = { ...candidate.features, similarityLift: candidate.features.similarity - pack };
+    const cohort = (cohorts.get(entry.query.text.trim()) ?? []).slice(0, COHORT_COUNT);
+    const pack = packSimilarity([...entry.candidates.map((candidate) => candidate.features.similarity + level), ...cohort]);
+    for (const candidate of entry.candidates) {
+      (candidate as { features: Features }).features = { ...candidate.features, similarityLift: candidate.features.similarity + level - pack };
+    }
   }
 }
 
@@ -604,8 +655,12 @@ async function main(): Promise<void> {
       'positive-weight': { type: 'string' },
       // Also score the held-out folds through the HTTP API: a daemon on the kept corpus with each fold's model.
       http: { type: 'boolean', default: false },
+      'cohort-pack': { type: 'string' },
+      // Where the fold models go (to compare settings side by side).
+      folds: { type: 'string' },
     },
   });
+  if (values['cohort-pack'] !== undefined) COHORT_COUNT = Number(values['cohort-pack']);
   BALANCE_SHAPES = !values['per-query'];
   if (values['calibration-inputs'] !== undefined) {
     CALIBRATION_FEATURES = values['calibration-inputs'].split(',').filter((name): name is CalibrationInput => (CALIBRATION_INPUT_NAMES as readonly string[]).includes(name));
@@ -621,9 +676,9 @@ async function main(): Promise<void> {
         query: { ...entry.query, relevant: new Set(entry.query.relevant) },
       })),
     );
-    backfill(all);
+    await backfill(all);
     rankingCacheFile = join(cacheRoot(), 'ranking-stage.json');
-    rankingCacheKey = [...values.features.split(',').map((file) => `${file}@${statSync(file).mtimeMs}`), FEATURE_NAMES.join('+')].join(',');
+    rankingCacheKey = [...values.features.split(',').map((file) => `${file}@${statSync(file).mtimeMs}`), FEATURE_NAMES.join('+'), `cohort ${COHORT_KEY}`].join(',');
   } else {
     all = [];
     const corpora = values.corpora.split(',').filter((name): name is Corpus => name === 'locomo' || name === 'scifact' || name === 'notes');
@@ -670,7 +725,7 @@ async function main(): Promise<void> {
   settings = { ...settings, positiveWeight: chosen };
   const { folds, heldOut, models } = crossValidate(all, settings);
   // The fold models, for the retrieval benchmarks' held-out runs through the API (search.modelFile).
-  const foldDir = join(REPO_ROOT, 'bench', 'results', 'fit-folds');
+  const foldDir = values.folds ?? join(REPO_ROOT, 'bench', 'results', 'fit-folds');
   mkdirSync(foldDir, { recursive: true });
   for (const [name, model] of models) writeFileSync(join(foldDir, `${name}.json`), JSON.stringify(model, null, 2));
   console.log(`\n${JSON.stringify(settings)}; held-out folds:`);

@@ -179,6 +179,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'entity and fact extraction failed'),
   });
   const memories = new MemoryService({ storage, embedder, knowledge, searchModel });
+  memories.prepareSearch();
   const query = new QueryService({ storage, memories });
   // Other daemons may regenerate or delete a key: a cached key is checked against the store again after
   // the read-consistency bound (one daemon alone evicts its cache itself on every change).

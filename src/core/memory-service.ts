@@ -8,6 +8,7 @@ import { isId, newId } from './ids.js';
 import type { KnowledgeHooks } from './knowledge/knowledge-service.js';
 import type { MemoryStore, Storage } from './ports.js';
 import { SearchEngine, type SearchInput, type SearchResult } from './search/search-engine.js';
+import { Cohort } from './search/cohort.js';
 import type { SearchModel } from './search/model.js';
 import { currentPriority } from './scheduling/priority.js';
 import type { ChunkInput, MemoryFilter, MemoryRecord } from './types.js';
@@ -116,15 +117,23 @@ export class MemoryService {
   private readonly now: () => number;
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly engine: SearchEngine;
+  private readonly cohort: Cohort;
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.now = deps.now ?? Date.now;
+    this.cohort = new Cohort(deps.embedder);
     this.engine = new SearchEngine({
       modelId: deps.embedder.modelId,
       embedQuery: (query) => this.embedQuery(query),
+      cohort: (vector) => this.cohort.nearest(vector),
       ...(deps.searchModel ? { model: deps.searchModel } : {}),
       now: this.now,
     });
+  }
+
+  /** Starts preparing what search compares with (cohort.ts) in the background, so the first search need not wait. */
+  prepareSearch(): void {
+    this.cohort.prepare('background').catch(() => undefined);
   }
 
   private store(accountId: string): MemoryStore {

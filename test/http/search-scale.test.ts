@@ -113,9 +113,11 @@ describe('one score scale for every query shape', () => {
       if (found && found.score >= 0.5) held.push(query);
       else missed.push(`${query}: ${shown}`);
     }
-    // Not every one: the model's estimate for a paraphrase is a probability, and bench/README.md ("Search
-    // model, second calibration") gives the held-out share and the case that stays just under 0.5 here.
-    expect(held.length, `not at >= 0.5 in the top 3: ${missed.join('; ')}`).toBeGreaterThanOrEqual(5);
+    // Not every one: the model's estimate for a paraphrase is a probability. On held-out folds 62% of the
+    // paraphrases' notes in a top 10 reach 0.5 among the forty notes (bench/README.md, "Search in small
+    // collections"): measured against the search cohort as well, a note stands out less than against forty
+    // notes alone, which is what keeps made-up words silent in small collections.
+    expect(held.length, `not at >= 0.5 in the top 3: ${missed.join('; ')}`).toBeGreaterThanOrEqual(4);
     // Most of them are placed close: the condition above is not what makes the test pass.
     expect(close).toBeGreaterThanOrEqual(5);
   });
@@ -174,5 +176,64 @@ describe('one score scale for every query shape', () => {
     const reminders = remind.json<{ reminders: { id: string; relevance: number }[] }>().reminders;
     expect(reminders.map((reminder) => reminder.id)).toContain(idOf('Dentist appointment'));
     for (const reminder of reminders) expect(reminder.relevance).toBeGreaterThanOrEqual(0.6);
+  });
+});
+
+// The fitted data are collections of forty memories and more; a new user starts with a handful. How far a
+// memory stands out in meaning is measured against a cohort of general texts as well as the account's own
+// memories (src/core/search/cohort.ts), so the scale keeps its meaning with five memories and with one
+// (bench/README.md, "Search in small collections").
+describe('the same scale in a collection of a few memories', () => {
+  let few: TestApp;
+  let one: TestApp;
+  const fewIds = new Map<string, string>();
+  const FEW = ['CFO of Acme Corp', 'Tom Baker joined Globex', 'flat tyre', 'Lost my umbrella', 'Book club'];
+
+  async function save(app: TestApp, content: string): Promise<string> {
+    const response = await app.request({ method: 'POST', url: '/v1/save', payload: { content } });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json<{ documentId: string }>().documentId;
+  }
+
+  async function searchIn(app: TestApp, body: Record<string, unknown>): Promise<Result[]> {
+    const response = await app.request({ method: 'POST', url: '/v1/search', payload: body });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ results: Result[] }>().results;
+  }
+
+  beforeAll(async () => {
+    few = await createTestApp();
+    for (const fragment of FEW) {
+      const note = EVERYDAY_NOTES.find((candidate) => candidate.includes(fragment));
+      if (!note) throw new Error(`no note with ${fragment}`);
+      fewIds.set(fragment, await save(few, note));
+    }
+    one = await createTestApp();
+    const note = EVERYDAY_NOTES.find((candidate) => candidate.includes('flat tyre'));
+    if (!note) throw new Error('no flat tyre note');
+    await save(one, note);
+  });
+
+  afterAll(async () => {
+    await few?.close();
+    await one?.close();
+  });
+
+  it('finds a word it holds, and nothing for made-up words, with five memories', async () => {
+    const [top] = await searchIn(few, { query: 'Globex' });
+    expect(top?.id).toBe(fewIds.get('Tom Baker joined Globex'));
+    expect(top?.score).toBeGreaterThanOrEqual(0.5);
+    for (const query of ['zorblattine', 'quixotrel', 'xylofrump']) expect(await searchIn(few, { query }), query).toEqual([]);
+  });
+
+  it('finds a paraphrase it was not fitted on, and nothing else, with five memories', async () => {
+    const results = await searchIn(few, { query: 'tire puncture repair cost' });
+    expect(results.map((result) => result.id)).toEqual([fewIds.get('flat tyre')]);
+  });
+
+  it('finds a paraphrase with a single memory, and not a made-up word', async () => {
+    const [top] = await searchIn(one, { query: 'tire puncture repair cost' });
+    expect(top?.score).toBeGreaterThanOrEqual(0.5);
+    expect(await searchIn(one, { query: 'zorblattine' })).toEqual([]);
   });
 });

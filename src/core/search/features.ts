@@ -27,8 +27,8 @@ export interface Features {
   /** Cosine similarity minus the best candidate's: how far below the query's nearest memory it is. */
   readonly similarityGap: number;
   /**
-   * Cosine similarity minus the mean of the query's ten nearest candidates': how far the memory stands out
-   * from the pack. A paraphrase's memory stands out; the nearest memories of a made-up word are all about
+   * Cosine similarity minus the mean of the query's ten nearest texts among its candidates and the search
+   * cohort (cohort.ts): how far the memory stands out from the pack. A paraphrase's memory stands out; the nearest memories of a made-up word are all about
    * as far (their similarity says little on its own, as the embedder places nonsense near anything).
    */
   readonly similarityLift: number;

@@ -20,5 +20,5 @@ export const FITTED_MODEL: SearchModel = {
     replyCoverage: 0.1655,
     replySimilarityGap: 3.9639,
   },
-  calibration: { scale: 0, gap: 0.8554, rank: -0.4367, offset: 2.5452, features: { coverage: 0.7292, allTerms: 3.3448, noWords: -5.639, meaningOnly: 26.0829 } },
+  calibration: { scale: 0, gap: 0.8452, rank: -0.4525, offset: 2.5676, features: { coverage: 0.7048, allTerms: 3.3713, noWords: -4.7825, meaningOnly: 27.6834 } },
 };

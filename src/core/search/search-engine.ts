@@ -65,6 +65,8 @@ export interface Scored {
 export interface SearchEngineDeps {
   readonly modelId: string;
   readonly embedQuery: (query: string) => Promise<Float32Array>;
+  /** The query's nearest similarities in the cohort (cohort.ts); without it the pack is the account's alone. */
+  readonly cohort?: (vector: Float32Array) => Promise<readonly number[]>;
   readonly model?: SearchModel;
   readonly now?: () => number;
 }
@@ -106,6 +108,7 @@ export class SearchEngine {
     // Not among the top `depth` passages by vector: its similarity is at most the weakest candidate's.
     const floor = vectorHits.length > 0 ? Math.min(...vectorHits.map((hit) => hit.similarity)) : 0;
     if (!stats) return { ranked: this.semantic(candidates, floor), read: new Map() };
+    const cohort = this.deps.cohort ? await this.deps.cohort(vector) : [];
 
     const query = analyseQuery(input.query, stats);
     const level = similarityLevel(this.deps.modelId);
@@ -117,7 +120,7 @@ export class SearchEngine {
     for (const candidate of candidates) matches.set(candidate.memoryId, matchText(query, candidate));
     const links = linkReplies(candidates);
     const gapOf = (candidate: Candidate) => (candidate.similarity ?? floor) - nearest;
-    const pack = packSimilarity(candidates.map((candidate) => candidate.similarity ?? floor));
+    const pack = packSimilarity([...candidates.map((candidate) => candidate.similarity ?? floor), ...cohort]);
     const partial = candidates.map((candidate) => {
       const match = matches.get(candidate.memoryId) ?? matchText(query, candidate);
       const link = links.get(candidate.memoryId);
