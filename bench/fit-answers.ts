@@ -36,7 +36,9 @@ export const RULE_VARIANTS: AnswerRules[] = [0.1, 0.3].flatMap((questionPenalty)
     [0, 0.3].flatMap((fillerPenalty) =>
       [0, 0.1].flatMap((speakerWeight) =>
         [0, 0.2].flatMap((newsWeight) =>
-          [false, true].map((trimEcho) => ({ window: 3, proximity: 0, focusWords: 0, questionPenalty, abstainOnQuestion: true, listItems, fillerPenalty, speakerWeight, newsWeight, trimEcho })),
+          [false, true].flatMap((trimEcho) =>
+            [false, true].map((quotedTitles) => ({ window: 3, proximity: 0, focusWords: 0, questionPenalty, abstainOnQuestion: true, listItems, fillerPenalty, speakerWeight, newsWeight, trimEcho, quotedTitles })),
+          ),
         ),
       ),
     ),

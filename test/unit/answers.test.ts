@@ -28,7 +28,7 @@ const MAY_8 = Date.parse('2023-05-08T13:56:00Z');
 const source = (id: string, content: string, relevance = 0.7, date = MAY_8): AnswerSource => ({ id, title: content.slice(0, 30), content, relevance, date });
 
 /** The plain rules (best sentence, its typed phrase); each fitted rule is tested on its own below. */
-const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0, speakerWeight: 0, newsWeight: 0, trimEcho: false };
+const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0, speakerWeight: 0, newsWeight: 0, trimEcho: false, quotedTitles: false };
 
 async function answer(question: string, sources: AnswerSource[], tier: 'fast' | 'default' | 'smart' = 'default', rules: AnswerRules = PLAIN) {
   const chunks: AnswerChunk[] = [];
@@ -114,6 +114,16 @@ describe('the built-in answerer\'s fitted rules', () => {
     expect((await answer('What did Melanie realize?', echo, 'default', { ...PLAIN, trimEcho: true })).text).toBe('Melanie: Realize it.');
     // Typed questions keep their typed phrase.
     expect((await answer('How many races did Melanie run?', [source('n', 'Melanie: I ran three races this year.')], 'default', { ...PLAIN, trimEcho: true })).text).toBe('three races');
+  });
+
+  it('quotedTitles: an untyped question gets the title its answering line quotes', async () => {
+    const books = [source('b', 'Melanie: I loved reading "Charlotte\'s Web" as a kid, it was so cool.', 0.9)];
+    const question = 'What was Melanie\'s favorite book from her childhood?';
+    expect((await answer(question, books, 'default', { ...PLAIN, quotedTitles: true })).text).toBe("Charlotte's Web");
+    expect((await answer(question, books)).text).toBe('Melanie: I loved reading "Charlotte\'s Web" as a kid, it was so cool.');
+    // A quote of the question's own words is no answer: the line answers whole.
+    const echoed = [source('e', 'Melanie: My favorite is the "childhood book" kind of story.', 0.9)];
+    expect((await answer(question, echoed, 'default', { ...PLAIN, quotedTitles: true })).text).toBe('Melanie: My favorite is the "childhood book" kind of story.');
   });
 
   it('window and proximity: a typed candidate of a lower sentence can win by lying next to the question\'s words', async () => {

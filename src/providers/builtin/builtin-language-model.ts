@@ -68,6 +68,11 @@ export interface AnswerRules {
    * the line adds ("self-care is really important"), not the question said back.
    */
   readonly trimEcho: boolean;
+  /**
+   * An untyped question whose answering line quotes a title ("I loved reading \"Charlotte's Web\"") is
+   * answered with the quoted words: writers quote the names of books, songs and shows.
+   */
+  readonly quotedTitles: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -265,6 +270,16 @@ function withoutEcho(sentence: string, questionWords: ReadonlySet<string>): stri
   while (parts.length > 0 && idle(parts[0] ?? '')) parts = parts.slice(1);
   while (parts.length > 0 && idle(parts[parts.length - 1] ?? '')) parts = parts.slice(0, -1);
   return parts.length > 0 ? parts.join(' ').replace(/[.,;:!?]+$/u, '') : sentence;
+}
+
+/** The first quoted phrase of a line (2-60 characters) that is not the question's own words. */
+function quotedTitle(sentence: string, questionWords: ReadonlySet<string>): string | undefined {
+  for (const match of sentence.matchAll(/["“]([^"“”]{2,60})["”]/gu)) {
+    const title = (match[1] ?? '').trim().replace(/[.,;:!?]+$/u, '');
+    const own = contentWords(title);
+    if (own.length > 0 && own.some((word) => !questionWords.has(word))) return title;
+  }
+  return undefined;
 }
 
 /** Fewest content words beyond the question's that a line needs not to count as filler. */
@@ -480,6 +495,7 @@ export class BuiltinLanguageModel implements LanguageModel {
       text = concise ? date : `${date} — ${text}`;
     } else if (kind === 'other') {
       const phrase = (candidate: Candidate) =>
+        (this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
         (this.rules.focusWords > 0 ? focusSpan(candidate.text, questionWordSet, this.rules.focusWords) : undefined) ??
         (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text);
       if (concise) text = phrase(best);
