@@ -71,6 +71,9 @@ describe('the built-in answerer\'s fitted rules', () => {
     const penalised = await answer(question, replies, 'default', { ...PLAIN, fillerPenalty: 0.3 });
     expect(penalised.text).toBe('Joanna: I will make the vegan ice cream recipe for my family this weekend.');
     expect(penalised.finish.cited).toEqual(['r']);
+    // A saved note (no speaker) is never filler, however short: it says what it means.
+    const notes = [source('n', "Mum's birthday is 2 February.", 0.9), source('o', "Booked a table for Mum's birthday dinner on 7 March at the Italian place.", 0.8)];
+    expect((await answer("When is Mum's birthday?", notes, 'default', { ...PLAIN, fillerPenalty: 0.3 })).finish.cited).toEqual(['n']);
   });
 
   it('focusWords: an untyped question gets the words after its own in the best clause', async () => {

@@ -42,6 +42,8 @@ export interface AnswerRules {
   /**
    * Taken off a line that tells nothing beyond the question's own words and names ("Nate: No problem,
    * Joanna!", "John: Yep, Maria"): such replies rank high on the context they answer, not on what they say.
+   * Only lines with a speaker: a note someone saved says what it means in few words ("Mum's birthday is
+   * 2 February").
    */
   readonly fillerPenalty: number;
   /**
@@ -471,7 +473,7 @@ export class BuiltinLanguageModel implements LanguageModel {
       c.bonus -
       0.01 * c.sourceIndex -
       (isQuestion(c.text) ? this.rules.questionPenalty : 0) -
-      (c.news < FILLER_WORDS ? this.rules.fillerPenalty : 0) +
+      (c.news < FILLER_WORDS && speakerLabel(c.text) !== undefined ? this.rules.fillerPenalty : 0) +
       (c.byAsked ? this.rules.speakerWeight : 0) +
       this.rules.newsWeight * Math.min(1, c.news / NEWS_WORDS);
     const ranked = [...candidates].sort((a, b) => score(b) - score(a));
