@@ -47,7 +47,7 @@ describe('the abstention fit', () => {
   });
 
   it('leave one fold out: the held-out fold is answered with a model fitted on the others', () => {
-    const variants: AnswerRules[] = [{ window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0 }];
+    const variants: AnswerRules[] = [{ window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0, speakerWeight: 0, newsWeight: 0, trimEcho: false, quotedTitles: false }];
     const folds = leaveOneOut(variants, [[...records('a'), ...records('b')]]);
     expect(folds.map((fold) => fold.fold)).toEqual(['a', 'b']);
     for (const fold of folds) {

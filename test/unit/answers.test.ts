@@ -28,7 +28,7 @@ const MAY_8 = Date.parse('2023-05-08T13:56:00Z');
 const source = (id: string, content: string, relevance = 0.7, date = MAY_8): AnswerSource => ({ id, title: content.slice(0, 30), content, relevance, date });
 
 /** The plain rules (best sentence, its typed phrase); each fitted rule is tested on its own below. */
-const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0 };
+const PLAIN: AnswerRules = { window: 1, proximity: 0, focusWords: 0, questionPenalty: 0, abstainOnQuestion: false, listItems: 1, fillerPenalty: 0, speakerWeight: 0, newsWeight: 0, trimEcho: false, quotedTitles: false };
 
 async function answer(question: string, sources: AnswerSource[], tier: 'fast' | 'default' | 'smart' = 'default', rules: AnswerRules = PLAIN) {
   const chunks: AnswerChunk[] = [];
@@ -71,6 +71,9 @@ describe('the built-in answerer\'s fitted rules', () => {
     const penalised = await answer(question, replies, 'default', { ...PLAIN, fillerPenalty: 0.3 });
     expect(penalised.text).toBe('Joanna: I will make the vegan ice cream recipe for my family this weekend.');
     expect(penalised.finish.cited).toEqual(['r']);
+    // A saved note (no speaker) is never filler, however short: it says what it means.
+    const notes = [source('n', "Mum's birthday is 2 February.", 0.9), source('o', "Booked a table for Mum's birthday dinner on 7 March at the Italian place.", 0.8)];
+    expect((await answer("When is Mum's birthday?", notes, 'default', { ...PLAIN, fillerPenalty: 0.3 })).finish.cited).toEqual(['n']);
   });
 
   it('focusWords: an untyped question gets the words after its own in the best clause', async () => {
@@ -78,6 +81,52 @@ describe('the built-in answerer\'s fitted rules', () => {
     expect((await answer('What did Caroline research?', research, 'default', { ...PLAIN, focusWords: 5 })).text).toBe('adoption agencies lately');
     expect((await answer('What did Caroline research?', research, 'default', { ...PLAIN, focusWords: 2 })).text).toBe('adoption agencies');
     expect((await answer('What did Caroline research?', research, 'default')).text).toBe('Caroline: I have been researching adoption agencies lately, it has been a lot.');
+  });
+
+  it('speakerWeight: the named person\'s own turn beats the other speaker echoing the question', async () => {
+    const selfCare = [
+      source('echo', "Caroline: Great that you're prioritizing self-care, Melanie.", 0.9),
+      source('own', 'Melanie: I carve out some me-time each day for running, reading or playing my violin.', 0.8),
+    ];
+    const question = 'How does Melanie prioritize self-care?';
+    expect((await answer(question, selfCare)).finish.cited).toEqual(['echo']);
+    const preferred = await answer(question, selfCare, 'default', { ...PLAIN, speakerWeight: 0.5 });
+    expect(preferred.finish.cited).toEqual(['own']);
+    // "Mel" in the question names the speaker "Melanie" too; a question naming nobody who speaks changes nothing.
+    expect((await answer('How does Mel prioritize self-care?', selfCare, 'default', { ...PLAIN, speakerWeight: 0.5 })).finish.cited).toEqual(['own']);
+    expect((await answer('How do people prioritize self-care?', selfCare, 'default', { ...PLAIN, speakerWeight: 0.5 })).finish.cited).toEqual(['echo']);
+  });
+
+  it('newsWeight: the line that adds to the question\'s words beats the one that repeats them', async () => {
+    const race = [
+      source('echo', 'Melanie: I ran a charity race last Saturday.', 0.9),
+      source('news', 'Melanie: Afterwards I started to realize that self-care is really important for everyone.', 0.75),
+    ];
+    const question = 'What did Melanie realize after the charity race last Saturday?';
+    expect((await answer(question, race)).finish.cited).toEqual(['echo']);
+    expect((await answer(question, race, 'default', { ...PLAIN, newsWeight: 0.8 })).finish.cited).toEqual(['news']);
+  });
+
+  it('trimEcho: an untyped question gets its line less the speaker and the words that echo the question', async () => {
+    const realised = [source('m', "Melanie: I'm starting to realize that self-care is really important.", 0.9)];
+    const trimmed = await answer('What did Melanie realize?', realised, 'default', { ...PLAIN, trimEcho: true });
+    expect(trimmed.text).toBe('starting to realize that self-care is really important');
+    expect(trimmed.finish.cited).toEqual(['m']);
+    // A line that is all echo keeps its words rather than answering nothing.
+    const echo = [source('e', 'Melanie: Realize it.', 0.9)];
+    expect((await answer('What did Melanie realize?', echo, 'default', { ...PLAIN, trimEcho: true })).text).toBe('Melanie: Realize it.');
+    // Typed questions keep their typed phrase.
+    expect((await answer('How many races did Melanie run?', [source('n', 'Melanie: I ran three races this year.')], 'default', { ...PLAIN, trimEcho: true })).text).toBe('three races');
+  });
+
+  it('quotedTitles: an untyped question gets the title its answering line quotes', async () => {
+    const books = [source('b', 'Melanie: I loved reading "Charlotte\'s Web" as a kid, it was so cool.', 0.9)];
+    const question = 'What was Melanie\'s favorite book from her childhood?';
+    expect((await answer(question, books, 'default', { ...PLAIN, quotedTitles: true })).text).toBe("Charlotte's Web");
+    expect((await answer(question, books)).text).toBe('Melanie: I loved reading "Charlotte\'s Web" as a kid, it was so cool.');
+    // A quote of the question's own words is no answer: the line answers whole.
+    const echoed = [source('e', 'Melanie: My favorite is the "childhood book" kind of story.', 0.9)];
+    expect((await answer(question, echoed, 'default', { ...PLAIN, quotedTitles: true })).text).toBe('Melanie: My favorite is the "childhood book" kind of story.');
   });
 
   it('window and proximity: a typed candidate of a lower sentence can win by lying next to the question\'s words', async () => {
@@ -137,6 +186,13 @@ describe('the built-in answerer\'s lists and abstention', () => {
     // "Jon" is not in "John": names match whole words.
     const jon = await model.extract({ question: 'What does Jon bake?', sources: [source('j', 'John: I bake sourdough every weekend.')], tier: 'default' });
     expect(jon.signals?.[index('nameMissingLead')]).toBe(1);
+    // The question's words are in another speaker's turn, not in the named person's: the person is swapped.
+    const turns = [race[0] as AnswerSource, source('c', 'Caroline: I painted a sunset with my kids last weekend.', 0.5)];
+    const gap = await model.extract({ question: 'What did Caroline realize after her charity race?', sources: turns, tier: 'default' });
+    const noGap = await model.extract({ question: 'What did Melanie realize after her charity race?', sources: turns, tier: 'default' });
+    expect(gap.signals?.[index('speakerGap')]).toBeGreaterThan(0.2);
+    expect(noGap.signals?.[index('speakerGap')]).toBe(0);
+    expect(swapped.signals?.[index('speakerGap')]).toBe(0);
     // A typed question with no phrase of its type to answer with.
     const where = await model.extract({ question: 'Where did Melanie run?', sources: race, tier: 'default' });
     expect(where.signals?.[index('typedMissing')]).toBe(1);

@@ -18,6 +18,10 @@ export interface AnswerParameters {
     readonly abstainOnQuestion: boolean;
     readonly listItems: number;
     readonly fillerPenalty: number;
+    readonly speakerWeight: number;
+    readonly newsWeight: number;
+    readonly trimEcho: boolean;
+    readonly quotedTitles: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -25,9 +29,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.3, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, abstention: { bias: 1.263947, weights: [0.17536, -1.593069, -1.769, 1.24852, -0.522173, 0.193106] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0.3, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, abstention: { bias: 1.15012, weights: [0.301366, -1.599814, -1.961668, 0.81616, -0.203995, 0.37093, 4.869048] } },
   calibration: {
     facts: [],
-    passages: [[0.701, 0.032], [0.769, 0.105], [0.788, 0.143], [0.808, 0.175], [0.854, 0.212], [0.922, 0.393], [0.982, 0.456]],
+    passages: [[0.664, 0.081], [0.743, 0.082], [0.778, 0.127], [0.829, 0.247], [0.913, 0.455], [0.978, 0.518]],
   },
 };

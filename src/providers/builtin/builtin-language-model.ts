@@ -42,6 +42,8 @@ export interface AnswerRules {
   /**
    * Taken off a line that tells nothing beyond the question's own words and names ("Nate: No problem,
    * Joanna!", "John: Yep, Maria"): such replies rank high on the context they answer, not on what they say.
+   * Only lines with a speaker: a note someone saved says what it means in few words ("Mum's birthday is
+   * 2 February").
    */
   readonly fillerPenalty: number;
   /**
@@ -50,6 +52,29 @@ export interface AnswerRules {
    * 1: the best line alone.
    */
   readonly listItems: number;
+  /**
+   * Added to a line spoken by a person the question names ("What did Melanie realise...?" prefers
+   * "Melanie: ..."): in a conversation the asked person's own turn answers, while the other's turn often
+   * repeats the question's words back ("Caroline: Great that you're prioritizing self-care").
+   */
+  readonly speakerWeight: number;
+  /**
+   * Added to a line in proportion to what it tells beyond the question's words (its content words the
+   * question lacks, up to NEWS_WORDS): the line that answers adds the answer, while the lines that only
+   * echo the question ("I ran a charity race" for "What did she realise after the charity race?") match it best.
+   */
+  readonly newsWeight: number;
+  /**
+   * An untyped question ("What did she realise...?") is answered with its line less the speaker label and
+   * the words at either end that only echo the question or carry nothing (stopwords): the answer is what
+   * the line adds ("self-care is really important"), not the question said back.
+   */
+  readonly trimEcho: boolean;
+  /**
+   * An untyped question whose answering line quotes a title ("I loved reading \"Charlotte's Web\"") is
+   * answered with the quoted words: writers quote the names of books, songs and shows.
+   */
+  readonly quotedTitles: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -74,9 +99,12 @@ export interface AbstentionModel {
  *   its speaker included, does not hold: "What did Caroline realise after her race?" answered from
  *   Melanie's line about her own race;
  * - nameMissingAll: share of those names that no found memory holds;
- * - typedMissing: 1 when a who/where/how-many question finds no phrase of that type to answer with.
+ * - typedMissing: 1 when a who/where/how-many question finds no phrase of that type to answer with;
+ * - speakerGap: how much better the best line of anyone matches the question than the best line spoken by
+ *   the person it names (0 when it names no speaker): questions that swap the person ("What did Caroline
+ *   realise after her race?" when Melanie ran it) find their words in the other person's turns.
  */
-export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing'] as const;
+export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap'] as const;
 
 /** Whether an abstention model refuses an answer with these signals. */
 export function abstains(model: AbstentionModel | undefined, signals: readonly number[] | undefined): boolean {
@@ -229,8 +257,38 @@ function focusSpan(sentence: string, questionWords: ReadonlySet<string>, limit: 
   return part.slice(0, limit).join(' ').replace(/[.,;:!?]+$/u, '');
 }
 
+/**
+ * A line less its speaker label and its trailing date stamp, with the words at either end that are
+ * stopwords or the question's own words removed; the line itself when nothing would remain.
+ */
+function withoutEcho(sentence: string, questionWords: ReadonlySet<string>): string {
+  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const bare = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}'’]/gu, '');
+  const idle = (word: string) => {
+    const core = bare(word);
+    return core === '' || isStopword(core) || questionWords.has(stem(core));
+  };
+  let parts = text.split(/\s+/).filter(Boolean);
+  while (parts.length > 0 && idle(parts[0] ?? '')) parts = parts.slice(1);
+  while (parts.length > 0 && idle(parts[parts.length - 1] ?? '')) parts = parts.slice(0, -1);
+  return parts.length > 0 ? parts.join(' ').replace(/[.,;:!?]+$/u, '') : sentence;
+}
+
+/** The first quoted phrase of a line (2-60 characters) that is not the question's own words. */
+function quotedTitle(sentence: string, questionWords: ReadonlySet<string>): string | undefined {
+  for (const match of sentence.matchAll(/["“]([^"“”]{2,60})["”]/gu)) {
+    const title = (match[1] ?? '').trim().replace(/[.,;:!?]+$/u, '');
+    const own = contentWords(title);
+    if (own.length > 0 && own.some((word) => !questionWords.has(word))) return title;
+  }
+  return undefined;
+}
+
 /** Fewest content words beyond the question's that a line needs not to count as filler. */
 const FILLER_WORDS = 2;
+
+/** Content words beyond the question's at which a line counts as telling all it can (newsWeight). */
+const NEWS_WORDS = 6;
 
 /** A further sentence joins the answer only when it scores this close to the best one. */
 const KEEP_RATIO = 0.85;
@@ -245,6 +303,8 @@ interface Candidate {
   readonly bonus: number;
   /** Content words of the line that the question does not already hold: what it could tell. */
   readonly news: number;
+  /** Whether the line's speaker is a person the question names. */
+  readonly byAsked: boolean;
 }
 
 export function questionKind(question: string): QuestionKind {
@@ -261,6 +321,19 @@ export function questionKind(question: string): QuestionKind {
 /** "Caroline: I went..." -> "Caroline". Conversation turns and chat logs label their speaker this way. */
 function speakerLabel(content: string): string | undefined {
   return /^(\p{Lu}[\p{L}'’.-]*(?:\s\p{Lu}[\p{L}'’.-]*){0,2}):\s/u.exec(content.trim())?.[1];
+}
+
+/**
+ * Whether a speaker label names one of the question's people: the whole label or its first name, or a short
+ * form of it ("Mel" for "Melanie"), compared lowercased.
+ */
+function speakerMatcher(questionNames: readonly string[]): (label: string | undefined) => boolean {
+  const names = questionNames.flatMap((name) => name.split(/\s+/)).filter((name) => name.length >= 3);
+  return (label) => {
+    if (!label || names.length === 0) return false;
+    const first = label.toLowerCase().split(/\s+/)[0] ?? '';
+    return names.some((name) => first === name || first.startsWith(name) || (first.length >= 3 && name.startsWith(first)));
+  };
 }
 
 /** Sentences of a memory, bracketed date stamps ("[8 May, 2023]") left out: they are the memory's date. */
@@ -342,6 +415,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const questionWords = [...new Set(contentWords(request.question))];
     const questionNames = new Set(properNouns(request.question).map((name) => name.toLowerCase()));
     const questionWordSet = new Set(questionWords);
+    const askedSpeaker = speakerMatcher(questionNamesOf(request.question));
 
     // Rarer words among the retrieved memories say more about which sentence answers (idf over the sources).
     const documents = request.sources.map((source) => new Set(contentWords(source.content)));
@@ -369,6 +443,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           semantic: source.relevance,
           bonus: kindBonus(kind, text, questionNames),
           news: [...present].filter((word) => !questionWordSet.has(word) && !questionNames.has(word)).length,
+          byAsked: askedSpeaker(speakerLabel(text)),
         };
         candidates.push(candidate);
         if (list.length > 1) multi.push(candidate);
@@ -398,7 +473,9 @@ export class BuiltinLanguageModel implements LanguageModel {
       c.bonus -
       0.01 * c.sourceIndex -
       (isQuestion(c.text) ? this.rules.questionPenalty : 0) -
-      (c.news < FILLER_WORDS ? this.rules.fillerPenalty : 0);
+      (c.news < FILLER_WORDS && speakerLabel(c.text) !== undefined ? this.rules.fillerPenalty : 0) +
+      (c.byAsked ? this.rules.speakerWeight : 0) +
+      this.rules.newsWeight * Math.min(1, c.news / NEWS_WORDS);
     const ranked = [...candidates].sort((a, b) => score(b) - score(a));
     const best = ranked[0] as Candidate;
     if (this.rules.abstainOnQuestion && isQuestion(best.text)) return { text: '', cited: [], support: 0 };
@@ -420,7 +497,9 @@ export class BuiltinLanguageModel implements LanguageModel {
       text = concise ? date : `${date} — ${text}`;
     } else if (kind === 'other') {
       const phrase = (candidate: Candidate) =>
-        (this.rules.focusWords > 0 ? focusSpan(candidate.text, new Set(questionWords), this.rules.focusWords) : undefined) ?? candidate.text;
+        (this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
+        (this.rules.focusWords > 0 ? focusSpan(candidate.text, questionWordSet, this.rules.focusWords) : undefined) ??
+        (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text);
       if (concise) text = phrase(best);
       if (concise && this.rules.listItems > 1 && isListQuestion(request.question)) {
         // The other items of a list live in other memories: the next best lines of other memories that
@@ -458,7 +537,15 @@ export class BuiltinLanguageModel implements LanguageModel {
     const cited = [...new Set(picked.map((candidate) => candidate.source.id))];
     const lead = picked[0] ?? best;
     const support = Math.max(0, Math.min(1, 0.5 * lead.lexical + 0.5 * lead.semantic + lead.bonus));
-    return { text, cited, support, signals: abstentionSignals(request, lead, typedMissing) };
+    // The match of a line on its own (no speaker or type preference): who said the best-matching words.
+    const match = (c: Candidate) => 0.5 * c.lexical + 0.5 * c.semantic;
+    // Only lines that tell count: the named person asking about it ("Caroline: What did it look like?")
+    // is no sign that they did it.
+    const spoken = candidates.filter((c) => speakerLabel(c.text) !== undefined && !isQuestion(c.text));
+    const named = spoken.filter((c) => c.byAsked);
+    const asksSpeaker = candidates.some((c) => c.byAsked);
+    const speakerGap = asksSpeaker && spoken.length > 0 ? Math.max(0, Math.max(...spoken.map(match)) - Math.max(0, ...named.map(match))) : 0;
+    return { text, cited, support, signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap)] };
   }
 }
 
