@@ -29,9 +29,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0.3, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, abstention: { bias: 1.15012, weights: [0.301366, -1.599814, -1.961668, 0.81616, -0.203995, 0.37093, 4.869048] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0.3, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, abstention: { bias: 1.233749, weights: [0.296853, -1.690649, -1.956002, 0.817412, -0.203397, 0.371369, 4.868507] } },
   calibration: {
     facts: [],
-    passages: [[0.664, 0.081], [0.743, 0.082], [0.778, 0.127], [0.829, 0.247], [0.913, 0.455], [0.978, 0.518]],
+    passages: [[0.622, 0.082], [0.708, 0.082], [0.743, 0.082], [0.778, 0.127], [0.829, 0.248], [0.913, 0.455], [0.978, 0.518]],
   },
 };
