@@ -33,6 +33,8 @@ interface Case {
   readonly target?: number;
   /** Instead of waiting for the exit: how the process is driven and when it counts as done. */
   readonly mcp?: boolean;
+  /** Set on top of the user's environment (a configured client). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const INITIALIZE = `${JSON.stringify({
@@ -109,6 +111,8 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
       { label: 'mem --version', args: ['--version'], target: 1.3 },
       { label: 'mem --help', args: ['--help'], target: 1.3 },
       { label: 'mem search "Globex review"', args: ['search', 'Globex review'], target: 1.6 },
+      // A user who configured something: the config is checked on the way to the daemon.
+      { label: 'mem search, a config key set (MEM_CLIENT_TIMEOUT_MS)', args: ['search', 'Globex review'], target: 1.6, env: { MEM_CLIENT_TIMEOUT_MS: '30000' } },
       { label: 'mem save --turbo', args: ['save', '--turbo'], target: 1.6 },
       { label: 'mem ask "Who is Sarah Chen?"', args: ['ask', 'Who is Sarah Chen?'] },
       { label: 'mem __complete memories', args: ['__complete', 'memories'], target: 1.6 },
@@ -120,10 +124,11 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
     const figures: Record<string, unknown> = { pairs };
     for (const item of cases) {
       process.stderr.write(`  ${item.label}\n`);
+      const caseEnv = item.env ? { ...env, ...item.env } : env;
       // One untimed run of each: the first spawn pays for a cold file cache.
       await runOnce(floor, env);
-      await runOnce([process.execPath, bin, ...argsOf(item)], env, item.mcp);
-      if (other) await runOnce([process.execPath, other, ...argsOf(item)], env, item.mcp);
+      await runOnce([process.execPath, bin, ...argsOf(item)], caseEnv, item.mcp);
+      if (other) await runOnce([process.execPath, other, ...argsOf(item)], caseEnv, item.mcp);
       const nodeMs: number[] = [];
       const memMs: number[] = [];
       const ratios: number[] = [];
@@ -133,9 +138,9 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<BenchR
         const a = await runOnce(floor, env);
         // The two builds take turns going first, so neither always runs right after node -e 0.
         const otherFirst = other !== undefined && i % 2 === 1;
-        const c = otherFirst ? await runOnce([process.execPath, other, ...argsOf(item)], env, item.mcp) : 0;
-        const b = await runOnce([process.execPath, bin, ...argsOf(item)], env, item.mcp);
-        const d = other && !otherFirst ? await runOnce([process.execPath, other, ...argsOf(item)], env, item.mcp) : c;
+        const c = otherFirst ? await runOnce([process.execPath, other, ...argsOf(item)], caseEnv, item.mcp) : 0;
+        const b = await runOnce([process.execPath, bin, ...argsOf(item)], caseEnv, item.mcp);
+        const d = other && !otherFirst ? await runOnce([process.execPath, other, ...argsOf(item)], caseEnv, item.mcp) : c;
         nodeMs.push(a);
         memMs.push(b);
         ratios.push(b / a);

@@ -21,7 +21,7 @@ import type {
 import type { ENTITY_SORTS, ENTITY_TYPES, FACT_CATEGORIES } from '../api/contract.js';
 import { isErrorCode, MemError } from '../errors.js';
 import { parseResponse, type Parsed, type SchemaName } from './parse-response.js';
-import { sendText, type TextResponse } from './http-transport.js';
+import { openResponse, sendText, type StreamResponse, type TextResponse } from './http-transport.js';
 
 export interface ExportParams {
   readonly spaceId?: string | undefined;
@@ -70,30 +70,38 @@ function errorFromBody(status: number, json: unknown): MemError {
 }
 
 /** Server-sent events from a response body: {event, data} per blank-line-terminated block. */
-async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
+async function* serverSentEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
   const decoder = new TextDecoder();
   let buffer = '';
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let event = 'message';
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-        }
-        if (data.length > 0) yield { event, data: data.join('\n') };
+  const blocks = function* (): Generator<{ event: string; data: string }> {
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
       }
-      if (done) return;
+      if (data.length > 0) yield { event, data: data.join('\n') };
     }
-  } finally {
-    reader.releaseLock();
+  };
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    yield* blocks();
+  }
+  buffer += decoder.decode();
+  yield* blocks();
+}
+
+/** The body of a failed streamed request, as JSON when it is. */
+async function jsonOrUndefined(response: StreamResponse): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -132,6 +140,14 @@ export class MemClient {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.fetchImpl = options.fetch ?? fetch;
     this.customFetch = options.fetch !== undefined;
+  }
+
+  /** A streamed answer (ask, export) over node:http, or through the custom fetch when one was given. */
+  private async open(path: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<StreamResponse> {
+    if (!this.customFetch) return openResponse(this.baseUrl + path, init);
+    const response = await this.fetchImpl(this.baseUrl + path, init);
+    const body = response.body ?? (async function* () {})();
+    return { status: response.status, ok: response.ok, body: body as AsyncIterable<Uint8Array>, text: () => response.text() };
   }
 
   /** A JSON body over node:http (see http-transport.ts), a form or a custom fetch through fetch. */
@@ -289,9 +305,9 @@ export class MemClient {
   async *askStream(body: AskBody): AsyncGenerator<AskStreamEvent> {
     const headers: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json' };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let response: Response;
+    let response: StreamResponse;
     try {
-      response = await this.fetchImpl(`${this.baseUrl}/v1/ask`, {
+      response = await this.open('/v1/ask', {
         method: 'POST',
         headers,
         body: JSON.stringify({ ...body, stream: true }),
@@ -303,16 +319,7 @@ export class MemClient {
         cause: error,
       });
     }
-    if (!response.ok || !response.body) {
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      throw errorFromBody(response.status, json);
-    }
+    if (!response.ok) throw errorFromBody(response.status, await jsonOrUndefined(response));
     for await (const { event, data } of serverSentEvents(response.body)) {
       const json: unknown = JSON.parse(data);
       if (event === 'delta') {
@@ -478,9 +485,9 @@ export class MemClient {
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    let response: Response;
+    let response: StreamResponse;
     try {
-      response = await this.fetchImpl(`${this.baseUrl}/v1/export${qs ? `?${qs}` : ''}`, { headers, signal: controller.signal });
+      response = await this.open(`/v1/export${qs ? `?${qs}` : ''}`, { method: 'GET', headers, signal: controller.signal });
     } catch (error) {
       throw new MemError('DAEMON_UNREACHABLE', `No mem daemon is answering at ${this.baseUrl}.`, {
         hint: 'Start it with `mem daemon start` (background) or `mem serve` (foreground), or set MEM_HOST.',
@@ -489,19 +496,10 @@ export class MemClient {
     } finally {
       clearTimeout(timer);
     }
-    if (!response.ok || !response.body) {
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      throw errorFromBody(response.status, json);
-    }
+    if (!response.ok) throw errorFromBody(response.status, await jsonOrUndefined(response));
     const decoder = new TextDecoder();
     let buffer = '';
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of response.body) {
       buffer += decoder.decode(chunk, { stream: true });
       let end: number;
       while ((end = buffer.indexOf('\n')) >= 0) {

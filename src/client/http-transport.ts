@@ -30,29 +30,57 @@ async function agentFor(protocol: string): Promise<{ agent: Agent; request: type
   return { agent: agents['http:'], request: httpRequest };
 }
 
+/** A response whose headers have arrived: its body is read as it comes (streamed routes) or whole. */
+export interface StreamResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  /** The body's chunks as they arrive; throws the socket's error, or the signal's reason when it fires. */
+  readonly body: AsyncIterable<Uint8Array>;
+  /** The whole body as text (instead of iterating `body`). */
+  text(): Promise<string>;
+}
+
 /**
- * One request with a text body, answered with the whole text, over node:http(s). The client's JSON routes
- * use it instead of fetch: a short-lived process pays ~25 ms to load Node's fetch (undici and its WASM
+ * One request with a text body, resolved when the answer's headers arrive, over node:http(s). The client
+ * uses it instead of fetch: a short-lived process pays ~25 ms to load Node's fetch (undici and its WASM
  * parser) and then waits for its idle connection before it can exit (bench/README.md, "CLI"). Rejects like
- * fetch: an AbortError when `signal` fires, the socket's error (ECONNREFUSED...) when nothing answers.
+ * fetch: an AbortError when `signal` fires, the socket's error (ECONNREFUSED...) when nothing answers; a
+ * signal that fires while the body streams ends the body with the signal's reason, as fetch's does.
  */
-export async function sendText(url: string, init: TextRequest): Promise<TextResponse> {
+export async function openResponse(url: string, init: TextRequest): Promise<StreamResponse> {
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`Unsupported protocol ${target.protocol}`);
   const { agent, request } = await agentFor(target.protocol);
-  return new Promise<TextResponse>((resolve, reject) => {
+  return new Promise<StreamResponse>((resolve, reject) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
     const outgoing = request(target, { method: init.method, headers, agent, signal: init.signal }, (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.once('error', reject);
-      response.once('end', () => {
-        const status = response.statusCode ?? 0;
-        resolve({ status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString('utf8') });
-      });
+      const status = response.statusCode ?? 0;
+      const body = chunksOf(response, init.signal);
+      resolve({ status, ok: status >= 200 && status < 300, body, text: () => readText(body) });
     });
     outgoing.once('error', reject);
     outgoing.end(init.body);
   });
+}
+
+/** A response's chunks; when the signal ended it, its reason is thrown (a TimeoutError...), as fetch does. */
+async function* chunksOf(response: IncomingMessage, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  try {
+    yield* response;
+  } catch (error) {
+    throw signal.aborted ? signal.reason : error;
+  }
+}
+
+async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** One request with a text body, answered with the whole text (the client's JSON routes). */
+export async function sendText(url: string, init: TextRequest): Promise<TextResponse> {
+  const response = await openResponse(url, init);
+  return { status: response.status, ok: response.ok, text: await response.text() };
 }

@@ -13,8 +13,10 @@ export type ClientConfig = Pick<MemConfig, (typeof CLIENT_KEYS)[number]>;
 /** Their defaults, from the config schema. */
 export const CLIENT_DEFAULTS = Object.fromEntries(CLIENT_KEYS.map((key) => [key, CONFIG_SCHEMA[key].default])) as ClientConfig;
 
-/** Every environment variable that sets a config key. */
-export const CONFIG_ENV_NAMES: readonly string[] = CONFIG_KEYS.flatMap((key) => {
-  const spec = CONFIG_SCHEMA[key];
-  return 'env' in spec && spec.env ? [spec.env] : [];
-});
+/** The environment variable that sets each config key that has one. */
+export const CONFIG_ENV: Readonly<Partial<Record<string, string>>> = Object.fromEntries(
+  CONFIG_KEYS.flatMap((key) => {
+    const spec = CONFIG_SCHEMA[key];
+    return 'env' in spec && spec.env ? [[key, spec.env]] : [];
+  }),
+);

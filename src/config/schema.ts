@@ -21,7 +21,8 @@ function key<T extends z.ZodType>(spec: ConfigKeySpec<T>): ConfigKeySpec<T> {
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveMs = z.coerce.number().int().positive();
-const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+/** A boolean setting: true/false, or their words in a file or the environment (value-checks.ts knows it by identity). */
+export const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 
 export const CONFIG_SCHEMA = {
   'server.host': key({

@@ -138,7 +138,7 @@ describe('architecture', () => {
     // What `mem search`, `mem save --turbo` and `mem __complete` load after the program (src/cli/context.ts),
     // as the bundle runs it; zod, the contract and the config schema load only on the slow paths, by import().
     const evaluated = evaluatedAtBuild();
-    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts']);
+    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/mcp/initialize-answers.ts']);
     for (const entry of ['src/config/client-settings.ts', 'src/client/discovery.ts', 'src/config/credentials.ts', 'src/client/http-client.ts']) {
       const closure = [...staticClosure(entry, evaluated)];
       expect(closure.filter((path) => path.includes('(unresolved)'))).toEqual([]);
@@ -147,6 +147,15 @@ describe('architecture', () => {
     // The walk sees what it guards: without the build's evaluation, the defaults would bring the schema and zod.
     expect(staticClosure('src/config/client-settings.ts').has('zod')).toBe(true);
     expect(staticClosure('src/client/http-client.ts', evaluated)).toContain('src/client/parse-response.ts');
+  });
+
+  it('`mem mcp` answers initialize before it loads the MCP SDK or zod (src/mcp/early-initialize.ts)', () => {
+    const evaluated = evaluatedAtBuild();
+    const closure = [...staticClosure('src/mcp/stdio.ts', evaluated)];
+    expect(closure.filter((path) => path.includes('(unresolved)'))).toEqual([]);
+    for (const path of closure) expect(path, `src/mcp/stdio.ts loads ${path}`).not.toMatch(/^(zod|@modelcontextprotocol\/.*|src\/api\/contract\.ts|src\/mcp\/(server|tools)\.ts)$/);
+    // Without the build's evaluation, the answers would bring the SDK.
+    expect([...staticClosure('src/mcp/stdio.ts')].some((path) => path.startsWith('@modelcontextprotocol/'))).toBe(true);
   });
 
   it('only config/paths.ts decides where files live', () => {

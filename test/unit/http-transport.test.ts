@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { MemClient } from '../../src/client/http-client.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemClient, type AskStreamEvent } from '../../src/client/http-client.js';
 import { MemError } from '../../src/errors.js';
 
 /** The client's JSON routes over node:http (src/client/http-transport.ts) against scripted servers. */
@@ -16,6 +16,7 @@ async function serve(handler: (request: IncomingMessage, response: ServerRespons
 }
 
 afterEach(async () => {
+  vi.unstubAllGlobals();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
   server = undefined;
@@ -83,5 +84,144 @@ describe('MemClient over node:http', () => {
     server = undefined;
     const down = await failure(new MemClient({ baseUrl: url }).health(1000));
     expect([down.code, down.message]).toEqual(['DAEMON_UNREACHABLE', `No mem daemon is answering at ${url}.`]);
+  });
+});
+
+const DONE = {
+  success: true,
+  answer: 'Met Sarah Chen',
+  confidence: 0.46,
+  tokensUsed: 16,
+  noResult: false,
+  sources: [{ id: 'mem_01M87KH0MY7TVAY7AACQJZE5MX', title: 'Met Sarah Chen from Globex' }],
+  model: 'builtin/extractive',
+};
+
+function sse(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+async function collect(stream: AsyncIterable<AskStreamEvent>): Promise<AskStreamEvent[]> {
+  const events: AskStreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** Streamed answers (ask, export) over node:http too: a one-shot `mem ask` must not load Node's fetch. */
+describe('MemClient streams over node:http', () => {
+  it('never calls fetch for ask or export', async () => {
+    vi.stubGlobal('fetch', () => {
+      throw new Error('fetch was called');
+    });
+    const url = await serve((request, response) => {
+      if (request.url === '/v1/ask') {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(sse('delta', { text: 'Met' }) + sse('done', DONE));
+      } else {
+        response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        response.end('{"a":1}\n{"b":2}\n');
+      }
+    });
+    const client = new MemClient({ baseUrl: url, apiKey: 'svc_live_test' });
+    expect(await collect(client.askStream({ query: 'Who is Sarah?' }))).toEqual([
+      { type: 'delta', text: 'Met' },
+      { type: 'done', response: DONE },
+    ]);
+    const lines: string[] = [];
+    for await (const line of client.exportLines()) lines.push(line);
+    expect(lines).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  it('reads events split anywhere across chunks, multi-byte characters included', async () => {
+    const body = Buffer.from(sse('delta', { text: 'Zoë' }) + sse('delta', { text: ' in Zürich' }) + sse('done', DONE));
+    const seen: { body?: string; accept?: string; authorization?: string }[] = [];
+    const url = await serve((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      request.on('end', async () => {
+        seen.push({ body: text, accept: request.headers.accept, authorization: request.headers.authorization });
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        // One byte at a time: every event boundary and the bytes of ë and ü fall between chunks.
+        for (const byte of body) {
+          response.write(Buffer.from([byte]));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        response.end();
+      });
+    });
+    const events = await collect(new MemClient({ baseUrl: url, apiKey: 'svc_live_test' }).askStream({ query: 'Who?' }));
+    expect(events).toEqual([
+      { type: 'delta', text: 'Zoë' },
+      { type: 'delta', text: ' in Zürich' },
+      { type: 'done', response: DONE },
+    ]);
+    expect(seen).toEqual([{ body: JSON.stringify({ query: 'Who?', stream: true }), accept: 'text/event-stream', authorization: 'Bearer svc_live_test' }]);
+  });
+
+  it('turns an envelope before the stream, an error event, a bad event and an early end into MemErrors', async () => {
+    let reply = (response: ServerResponse) => {
+      response.writeHead(429, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ success: false, error: 'RATE_LIMITED', message: 'Slow down', hint: 'Wait a minute' }));
+    };
+    const url = await serve((_request, response) => reply(response));
+    const client = new MemClient({ baseUrl: url });
+    const limited = await failure(collect(client.askStream({ query: 'Who?' })));
+    expect([limited.code, limited.message, limited.hint]).toEqual(['RATE_LIMITED', 'Slow down', 'Wait a minute']);
+
+    reply = (response) => {
+      response.writeHead(502);
+      response.end('<html>bad gateway</html>');
+    };
+    const proxy = await failure(collect(client.askStream({ query: 'Who?' })));
+    expect([proxy.code, proxy.message]).toEqual(['INTERNAL_ERROR', 'HTTP 502']);
+
+    reply = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(sse('delta', { text: 'Met' }) + sse('error', { success: false, error: 'MODEL_UNAVAILABLE', message: 'The model stopped' }));
+    };
+    const stopped = await failure(collect(client.askStream({ query: 'Who?' })));
+    expect([stopped.code, stopped.message]).toEqual(['MODEL_UNAVAILABLE', 'The model stopped']);
+
+    reply = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(sse('done', { success: true, answer: 42 }));
+    };
+    const malformed = await failure(collect(client.askStream({ query: 'Who?' })));
+    expect(malformed.message).toMatch(/^Unexpected final event from POST \/v1\/ask: /);
+
+    reply = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(sse('delta', { text: 'Met' }));
+    };
+    const short = await failure(collect(client.askStream({ query: 'Who?' })));
+    expect([short.code, short.message]).toEqual(['INTERNAL_ERROR', 'The answer stream ended before its final event.']);
+  });
+
+  it('gives DAEMON_UNREACHABLE when nothing listens, and ends a stream that outlives the timeout', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(sse('delta', { text: 'Met' }));
+      // and never ends
+    });
+    const events: AskStreamEvent[] = [];
+    const stalled = collect(
+      (async function* () {
+        for await (const event of new MemClient({ baseUrl: url, timeoutMs: 300 }).askStream({ query: 'Who?' })) {
+          events.push(event);
+          yield event;
+        }
+      })(),
+    );
+    // As fetch: the reason of the client's AbortSignal.timeout.
+    await expect(stalled).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(events).toEqual([{ type: 'delta', text: 'Met' }]);
+
+    server!.closeAllConnections();
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    const down = await failure(collect(new MemClient({ baseUrl: url }).askStream({ query: 'Who?' })));
+    expect([down.code, down.message]).toEqual(['DAEMON_UNREACHABLE', `No mem daemon is answering at ${url}.`]);
+    const exportDown = await failure(collect(new MemClient({ baseUrl: url }).exportLines() as AsyncIterable<never>));
+    expect(exportDown.code).toBe('DAEMON_UNREACHABLE');
   });
 });
