@@ -176,13 +176,18 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     storage,
     extractor,
     queue: extractionQueue,
+    ...(location.shared ? { leases } : {}),
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'entity and fact extraction failed'),
   });
   const memories = new MemoryService({ storage, embedder, knowledge, searchModel });
   const query = new QueryService({ storage, memories });
   // Other daemons may regenerate or delete a key: a cached key is checked against the store again after
   // the read-consistency bound (one daemon alone evicts its cache itself on every change).
-  const auth = new AuthService(storage, Date.now, location.shared ? { cacheMs: config['storage.readConsistencyMs'] } : {});
+  const auth = new AuthService(
+    storage,
+    Date.now,
+    location.shared ? { cacheMs: config['storage.readConsistencyMs'], leases, readConsistencyMs: config['storage.readConsistencyMs'] } : {},
+  );
   const plans = options.plans ?? PLANS;
   // Other daemons admit requests of the same accounts: their counts are folded in every two seconds.
   const limiter = new RateLimiter(storage.usage, plans, Date.now, location.shared ? { syncMs: RATE_SYNC_MS } : {});
@@ -254,7 +259,11 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   // Work of a daemon that died is taken over once its lease expires: look for it twice per lease.
   const adoption = location.shared
     ? setInterval(() => {
-        Promise.all([ingest.resume(), asyncSaves.resume(), reindexer.resume()]).catch((error: unknown) =>
+        // Only a background extractor (Ollama) leaves extractions to take over; inline ones finish in the save.
+        const extractions = extractor.inline
+          ? null
+          : storage.accounts.list().then((accounts) => knowledge.resume(accounts.flatMap((entry) => tenantsOf(entry.id))));
+        Promise.all([ingest.resume(), asyncSaves.resume(), reindexer.resume(), extractions]).catch((error: unknown) =>
           options.logger?.warn({ err: error }, 'looking for unfinished background work failed'),
         );
       }, Math.max(500, Math.floor(config['cluster.leaseMs'] / 2)))

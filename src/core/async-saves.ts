@@ -76,14 +76,26 @@ export class AsyncSaves {
     });
   }
 
+  /**
+   * Whether an earlier attempt stored this memory whole. One that died between the memory's commit and its
+   * passages' left a memory without vectors: that one is deleted and saved again (its passages replace any
+   * the attempt left), not counted as done and left unsearchable.
+   */
+  private async storedWhole(accountId: string, memoryId: string): Promise<boolean> {
+    const store = this.storage.memories(accountId);
+    if ((await store.existingIds([memoryId])).length === 0) return false;
+    if ((await store.idsWithVectors([memoryId])).length > 0) return true;
+    await store.delete([memoryId]);
+    return false;
+  }
+
   private async run(record: PendingSaveRecord): Promise<void> {
     const update = (patch: Partial<PendingSaveRecord>) =>
       this.storage.pendingSaves.put({ ...record, ...patch, updatedAt: this.now() });
     try {
       await update({ status: 'processing' });
       const documentId = record.documentId ?? newId('memory');
-      const existing = await this.storage.memories(record.accountId).get(documentId);
-      if (!existing) {
+      if (!(await this.storedWhole(record.accountId, documentId))) {
         const input = JSON.parse(record.request) as SaveInput;
         await this.memories.save(record.accountId, { ...input, id: documentId });
       }

@@ -68,7 +68,12 @@ export interface StoreSnapshot {
  */
 export interface MemoryStore {
   readonly accountId: string;
-  insert(memory: MemoryRecord, chunks: readonly ChunkInput[]): Promise<void>;
+  /**
+   * @param options.retry the memory's id was chosen before this save (an async save, an ingest item, a
+   *   watched file), so an earlier attempt that crashed may have committed passages of it: they are replaced,
+   *   never duplicated.
+   */
+  insert(memory: MemoryRecord, chunks: readonly ChunkInput[], options?: { retry?: boolean }): Promise<void>;
   get(id: string): Promise<MemoryRecord | null>;
   getMany(ids: readonly string[]): Promise<MemoryRecord[]>;
   /** Replaces the memory row; with `chunks`, replaces its vectors too (content changed). */

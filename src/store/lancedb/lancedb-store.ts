@@ -276,11 +276,17 @@ async function migrateSchema(db: lancedb.Connection, meta: TableWriter): Promise
 }
 
 async function ensureFtsIndex(table: Table): Promise<void> {
-  const indices = await table.listIndices();
-  if (!indices.some((index) => index.columns.includes('text') && index.indexType === 'FTS')) {
+  const hasIndex = async () => (await table.listIndices()).some((index) => index.columns.includes('text') && index.indexType === 'FTS');
+  if (await hasIndex()) return;
+  try {
     await table.createIndex('text', {
       config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, asciiFolding: true }),
     });
+  } catch (error) {
+    // Two daemons starting on one fresh store: the other one's index committed first, and it is the same index.
+    if (!isCommitConflict(error)) throw error;
+    await table.checkoutLatest();
+    if (!(await hasIndex())) throw error;
   }
 }
 
@@ -346,13 +352,14 @@ class LanceMemoryStore implements MemoryStore {
     }));
   }
 
-  async insert(memory: MemoryRecord, chunks: readonly ChunkInput[]): Promise<void> {
+  async insert(memory: MemoryRecord, chunks: readonly ChunkInput[], options: { retry?: boolean } = {}): Promise<void> {
     // Both tables commit at once: one commit's wait instead of two. A crash in between leaves either a
     // memory without vectors (found by idsWithoutVectors, repaired by reindex) or vectors without a memory
     // (search skips them; the first maintenance pass after a start deletes them).
+    const rows = this.chunkRows(memory, chunks);
     const [memoryWrite, chunkWrite] = await Promise.allSettled([
       this.tables.memories.append([memoryToRow(this.accountId, memory)]),
-      this.tables.chunks.append(this.chunkRows(memory, chunks)),
+      options.retry ? this.putChunks(memory.id, rows) : this.tables.chunks.append(rows),
     ]);
     if (memoryWrite.status === 'rejected') {
       if (chunkWrite.status === 'fulfilled') {
@@ -362,6 +369,23 @@ class LanceMemoryStore implements MemoryStore {
       throw memoryWrite.reason;
     }
     if (chunkWrite.status === 'rejected') throw chunkWrite.reason;
+  }
+
+  /**
+   * The passages of one memory as one commit that replaces whatever passages it had (rows keyed by memory id
+   * and passage index): a save repeated after a crash that had committed its passages but not its memory
+   * leaves each passage once. A merge costs several appends (bench/README.md), so fresh saves append.
+   */
+  private putChunks(memoryId: string, rows: readonly Row[]): Promise<unknown> {
+    const scope = and(eq('account_id', this.accountId), eq('memory_id', memoryId));
+    return this.tables.chunks.exclusive((table) =>
+      table
+        .mergeInsert('id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .whenNotMatchedBySourceDelete({ where: scope })
+        .execute([...rows]),
+    );
   }
 
   async get(id: string): Promise<MemoryRecord | null> {
