@@ -181,7 +181,7 @@ export class WatchService {
     const records = await this.deps.storage.watches.list(tenant);
     return Promise.all(records.map(async (record) => {
       const active = this.active.get(record.id);
-      if (active) return this.view(active);
+      if (active) return this.deps.cluster ? { ...this.view(active), fileCount: await this.storedFileCount(record) } : this.view(active);
       if (this.deps.cluster) return { record, fileCount: 0, lastEventAt: null, ...(await this.deps.cluster.describe(record)) };
       // Persisted but not (yet) followed: start() has not reached it, or the daemon is shutting down.
       const state: WatchState = this.started || this.closed ? 'failed' : 'starting';
@@ -240,6 +240,19 @@ export class WatchService {
     this.closed = true;
     await this.starting?.catch(() => undefined);
     await Promise.all([...this.active.keys()].map((id) => this.stopWatch(id)));
+  }
+
+  /**
+   * Files of a watch that have a memory, counted in the store: on a shared store its first scan is an ingest
+   * job that another daemon may run, and then this daemon's own count never saw those files.
+   */
+  private async storedFileCount(record: WatchRecord): Promise<number> {
+    const { rows } = await this.deps.storage.memories(record.accountId).select({
+      where: null,
+      fields: ['metadata'],
+      narrow: { type: 'metadata', path: ['watchId'], op: 'in', values: [record.id] },
+    });
+    return rows.filter((row) => row.metadata?.watchId === record.id).length;
   }
 
   private view(active: ActiveWatch): WatchView {
