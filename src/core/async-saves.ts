@@ -78,12 +78,16 @@ export class AsyncSaves {
 
   /**
    * Whether an earlier attempt stored this memory whole. One that died between the memory's commit and its
-   * passages' left a memory without vectors: that one is deleted and saved again (its passages replace any
-   * the attempt left), not counted as done and left unsearchable.
+   * passages' left a memory without vectors: it is deleted and saved again, not counted as done and left
+   * unsearchable. One that died the other way round left passages without a memory: they are deleted, so
+   * the save repeated under the same id stores each passage once.
    */
   private async storedWhole(accountId: string, memoryId: string): Promise<boolean> {
     const store = this.storage.memories(accountId);
-    if ((await store.existingIds([memoryId])).length === 0) return false;
+    if ((await store.existingIds([memoryId])).length === 0) {
+      await store.deletePassages([memoryId]);
+      return false;
+    }
     if ((await store.idsWithVectors([memoryId])).length > 0) return true;
     await store.delete([memoryId]);
     return false;

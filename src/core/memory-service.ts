@@ -169,7 +169,7 @@ export class MemoryService {
       context,
       author,
     };
-    const stored = this.store(accountId).insert(memory, chunks, { retry: input.id !== undefined });
+    const stored = this.store(accountId).insert(memory, chunks);
     // Turbo saves skip extraction; inline extractors finish before the save returns. The knowledge is
     // prepared while the memory commits (its entity lookups overlap that commit) and committed after it.
     const knowing = memory.turbo

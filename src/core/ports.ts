@@ -68,12 +68,7 @@ export interface StoreSnapshot {
  */
 export interface MemoryStore {
   readonly accountId: string;
-  /**
-   * @param options.retry the memory's id was chosen before this save (an async save, an ingest item, a
-   *   watched file), so an earlier attempt that crashed may have committed passages of it: they are replaced,
-   *   never duplicated.
-   */
-  insert(memory: MemoryRecord, chunks: readonly ChunkInput[], options?: { retry?: boolean }): Promise<void>;
+  insert(memory: MemoryRecord, chunks: readonly ChunkInput[]): Promise<void>;
   get(id: string): Promise<MemoryRecord | null>;
   getMany(ids: readonly string[]): Promise<MemoryRecord[]>;
   /** Replaces the memory row; with `chunks`, replaces its vectors too (content changed). */
@@ -107,6 +102,12 @@ export interface MemoryStore {
   idsWithVectors(ids: readonly string[]): Promise<string[]>;
   /** Those of these memory ids that exist in this account. */
   existingIds(ids: readonly string[]): Promise<string[]>;
+  /**
+   * Deletes the passages of these memory ids, which have no memory: a save that died between its two commits
+   * left them, and the save repeated under the same id would otherwise add its passages beside them. Returns
+   * the ids that had passages (one read, and one commit only when there are any).
+   */
+  deletePassages(ids: readonly string[]): Promise<string[]>;
   /**
    * Those of these memory ids that another tenant uses. Rows are keyed by id across tenants, so an import
    * must never write one of them (it would take the other tenant's row over).

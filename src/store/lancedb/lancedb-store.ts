@@ -352,14 +352,13 @@ class LanceMemoryStore implements MemoryStore {
     }));
   }
 
-  async insert(memory: MemoryRecord, chunks: readonly ChunkInput[], options: { retry?: boolean } = {}): Promise<void> {
+  async insert(memory: MemoryRecord, chunks: readonly ChunkInput[]): Promise<void> {
     // Both tables commit at once: one commit's wait instead of two. A crash in between leaves either a
     // memory without vectors (found by idsWithoutVectors, repaired by reindex) or vectors without a memory
     // (search skips them; the first maintenance pass after a start deletes them).
-    const rows = this.chunkRows(memory, chunks);
     const [memoryWrite, chunkWrite] = await Promise.allSettled([
       this.tables.memories.append([memoryToRow(this.accountId, memory)]),
-      options.retry ? this.putChunks(memory.id, rows) : this.tables.chunks.append(rows),
+      this.tables.chunks.append(this.chunkRows(memory, chunks)),
     ]);
     if (memoryWrite.status === 'rejected') {
       if (chunkWrite.status === 'fulfilled') {
@@ -369,23 +368,6 @@ class LanceMemoryStore implements MemoryStore {
       throw memoryWrite.reason;
     }
     if (chunkWrite.status === 'rejected') throw chunkWrite.reason;
-  }
-
-  /**
-   * The passages of one memory as one commit that replaces whatever passages it had (rows keyed by memory id
-   * and passage index): a save repeated after a crash that had committed its passages but not its memory
-   * leaves each passage once. A merge costs several appends (bench/README.md), so fresh saves append.
-   */
-  private putChunks(memoryId: string, rows: readonly Row[]): Promise<unknown> {
-    const scope = and(eq('account_id', this.accountId), eq('memory_id', memoryId));
-    return this.tables.chunks.exclusive((table) =>
-      table
-        .mergeInsert('id')
-        .whenMatchedUpdateAll()
-        .whenNotMatchedInsertAll()
-        .whenNotMatchedBySourceDelete({ where: scope })
-        .execute([...rows]),
-    );
   }
 
   async get(id: string): Promise<MemoryRecord | null> {
@@ -647,6 +629,14 @@ class LanceMemoryStore implements MemoryStore {
       .select(['memory_id'])
       .toArray();
     return [...new Set(rows.map((row: Row) => str(row, 'memory_id')))];
+  }
+
+  async deletePassages(ids: readonly string[]): Promise<string[]> {
+    const holders = await this.idsWithVectors(ids);
+    if (holders.length > 0) {
+      await this.tables.chunks.exclusive((table) => table.delete(and(eq('account_id', this.accountId), inList('memory_id', holders))));
+    }
+    return holders;
   }
 
   async existingIds(ids: readonly string[]): Promise<string[]> {
