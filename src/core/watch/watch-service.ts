@@ -182,7 +182,7 @@ export class WatchService {
     return Promise.all(records.map(async (record) => {
       const active = this.active.get(record.id);
       if (active) return this.deps.cluster ? { ...this.view(active), fileCount: await this.storedFileCount(record) } : this.view(active);
-      if (this.deps.cluster) return { record, fileCount: 0, lastEventAt: null, ...(await this.deps.cluster.describe(record)) };
+      if (this.deps.cluster) return { record, fileCount: await this.storedFileCount(record), lastEventAt: null, ...(await this.deps.cluster.describe(record)) };
       // Persisted but not (yet) followed: start() has not reached it, or the daemon is shutting down.
       const state: WatchState = this.started || this.closed ? 'failed' : 'starting';
       return { record, state, fileCount: 0, lastEventAt: null, lastError: state === 'failed' ? 'Not running.' : null };
