@@ -178,7 +178,7 @@ describe('two daemons on one az:// store', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await memoriesTagged(1, 'watched')).map((memory) => memory.metadata.filename).sort()).toEqual(['east.md', 'north.md', 'south.md']);
     expect(memories).toHaveLength(3);
-  });
+  }, 120_000);
 
   it('an ingest job whose daemon is killed (SIGKILL) is finished by the other, each item once', async () => {
     const ITEMS = 150;
