@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { constants, mkdirSync, readFileSync } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { SaveService } from '../src/core/save-service.js';
 import type { Logger } from 'pino';
 import { MemError } from '../src/errors.js';
@@ -43,6 +44,7 @@ import { VERSION } from '../src/version.js';
 import { storageLocation, type StorageLocation } from '../src/store/location.js';
 import { probeConditionalCommits } from '../src/store/lancedb/commit-probe.js';
 import { LocalLeases, StoreLeases } from '../src/core/cluster/leases.js';
+import { WatchCoordinator } from '../src/core/cluster/watch-coordinator.js';
 import type { AppDeps } from './deps.js';
 import { Admission, type Lane, type LaneLimits } from '../src/core/scheduling/admission.js';
 import { RequestTimings } from '../src/core/scheduling/request-timings.js';
@@ -128,6 +130,16 @@ async function refuseUnsafeStore(location: StorageLocation, allowUnsafe: boolean
   });
 }
 
+/** Whether this host can read a watched folder (several daemons: a watch goes to one that can). */
+async function readableDirectory(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.R_OK | constants.X_OK);
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export async function createDeps(options: CreateDepsOptions): Promise<CreatedDeps> {
   const { config, paths, storageUri } = options.loaded;
   mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
@@ -176,6 +188,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     storage,
     extractor,
     queue: extractionQueue,
+    ...(location.shared ? { leases } : {}),
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'entity and fact extraction failed'),
   });
   const memories = new MemoryService({ storage, embedder, knowledge, searchModel });
@@ -183,7 +196,11 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   const query = new QueryService({ storage, memories });
   // Other daemons may regenerate or delete a key: a cached key is checked against the store again after
   // the read-consistency bound (one daemon alone evicts its cache itself on every change).
-  const auth = new AuthService(storage, Date.now, location.shared ? { cacheMs: config['storage.readConsistencyMs'] } : {});
+  const auth = new AuthService(
+    storage,
+    Date.now,
+    location.shared ? { cacheMs: config['storage.readConsistencyMs'], leases, readConsistencyMs: config['storage.readConsistencyMs'] } : {},
+  );
   const plans = options.plans ?? PLANS;
   // Other daemons admit requests of the same accounts: their counts are folded in every two seconds.
   const limiter = new RateLimiter(storage.usage, plans, Date.now, location.shared ? { syncMs: RATE_SYNC_MS } : {});
@@ -255,29 +272,49 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   // Work of a daemon that died is taken over once its lease expires: look for it twice per lease.
   const adoption = location.shared
     ? setInterval(() => {
-        Promise.all([ingest.resume(), asyncSaves.resume(), reindexer.resume()]).catch((error: unknown) =>
+        // Only a background extractor (Ollama) leaves extractions to take over; inline ones finish in the save.
+        const extractions = extractor.inline
+          ? null
+          : storage.accounts.list().then((accounts) => knowledge.resume(accounts.flatMap((entry) => tenantsOf(entry.id))));
+        Promise.all([ingest.resume(), asyncSaves.resume(), reindexer.resume(), extractions, watchCoordinator?.sweep()]).catch((error: unknown) =>
           options.logger?.warn({ err: error }, 'looking for unfinished background work failed'),
         );
       }, Math.max(500, Math.floor(config['cluster.leaseMs'] / 2)))
     : null;
   adoption?.unref();
   if (resumed > 0) options.logger?.info({ resumed }, 'resumed unfinished async saves');
-  const watches = new WatchService({
+  // Several daemons on one store: each watch is followed by one daemon whose host can read its folder.
+  const watchCoordinator: WatchCoordinator | null = location.shared
+    ? new WatchCoordinator({
+        watches: () => storage.watches.all(),
+        leases,
+        runner: { adopt: (record): Promise<void> => watches.adopt(record), drop: (id): Promise<void> => watches.drop(id) },
+        readable: readableDirectory,
+        onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'folder watch could not be taken over'),
+      })
+    : null;
+  const watches: WatchService = new WatchService({
     storage,
     files: watchedFiles,
     submit: (tenant, items) => ingest.submit(tenant, items, {}),
     watching: createChokidarWatching(),
     maxBytes: config['ingest.maxUploadBytes'],
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'folder watch: a file could not be handled'),
+    ...(watchCoordinator ? { cluster: watchCoordinator } : {}),
   });
   // In the background: following large folders again must not hold up the daemon's start.
-  void watches.start().catch((error: unknown) => options.logger?.warn({ err: error }, 'folder watches could not be started'));
+  void (watchCoordinator ? watchCoordinator.sweep() : watches.start()).catch((error: unknown) =>
+    options.logger?.warn({ err: error }, 'folder watches could not be started'),
+  );
   const exporter = new ExportService({ storage });
   const importer = new ImportService({
     storage,
     embedder,
     knowledge,
-    adoptWatch: (record) => watches.adopt(record),
+    // On a shared store an imported watch is followed here only if no other daemon follows it.
+    adoptWatch: async (record) => {
+      if (!watchCoordinator || (await watchCoordinator.hold(record))) await watches.adopt(record);
+    },
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'import: an imported watch could not be started'),
   });
   const backups = new BackupService({ storage, memVersion: VERSION });
@@ -335,6 +372,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     async close() {
       monitor.close();
       if (adoption) clearInterval(adoption);
+      watchCoordinator?.close();
       await watches.close();
       await ingest.close();
       await recorder.close();

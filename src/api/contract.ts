@@ -952,7 +952,9 @@ export const Watch = z.object({
   spaceId: z.string(),
   keepDeleted: z.boolean(),
   createdAt: z.string(),
-  state: z.enum(['starting', 'watching', 'failed']),
+  state: z
+    .enum(['starting', 'watching', 'failed', 'elsewhere'])
+    .describe('`elsewhere`: several daemons share the store and another one follows this watch (the one whose host can read the folder).'),
   fileCount: z.number().describe('Files of the folder that have a memory.'),
   lastEventAt: z.string().nullable(),
   lastError: z.string().nullable(),

@@ -76,14 +76,30 @@ export class AsyncSaves {
     });
   }
 
+  /**
+   * Whether an earlier attempt stored this memory whole. One that died between the memory's commit and its
+   * passages' left a memory without vectors: it is deleted and saved again, not counted as done and left
+   * unsearchable. One that died the other way round left passages without a memory: they are deleted, so
+   * the save repeated under the same id stores each passage once.
+   */
+  private async storedWhole(accountId: string, memoryId: string): Promise<boolean> {
+    const store = this.storage.memories(accountId);
+    if ((await store.existingIds([memoryId])).length === 0) {
+      await store.deletePassages([memoryId]);
+      return false;
+    }
+    if ((await store.idsWithVectors([memoryId])).length > 0) return true;
+    await store.delete([memoryId]);
+    return false;
+  }
+
   private async run(record: PendingSaveRecord): Promise<void> {
     const update = (patch: Partial<PendingSaveRecord>) =>
       this.storage.pendingSaves.put({ ...record, ...patch, updatedAt: this.now() });
     try {
       await update({ status: 'processing' });
       const documentId = record.documentId ?? newId('memory');
-      const existing = await this.storage.memories(record.accountId).get(documentId);
-      if (!existing) {
+      if (!(await this.storedWhole(record.accountId, documentId))) {
         const input = JSON.parse(record.request) as SaveInput;
         await this.memories.save(record.accountId, { ...input, id: documentId });
       }

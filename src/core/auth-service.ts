@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { MemError } from '../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tenantOf } from './accounts/tenancy.js';
+import { LocalLeases, type Leases } from './cluster/leases.js';
 import { newId } from './ids.js';
 import type { Storage } from './ports.js';
 import type { Account, ApiKeyRecord, KeyType } from './types.js';
@@ -10,6 +12,8 @@ const KEY_RANDOM_CHARS = 40;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** lastUsedAt is written at most this often per key, off the request path. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/** How often a daemon waiting for another to create the owner (bootstrap) reads the store again. */
+const BOOTSTRAP_POLL_MS = 200;
 
 export const AUTH_MESSAGES = {
   missing: "Missing API key. Include it in the Authorization header as 'Bearer <API_KEY>'.",
@@ -90,17 +94,46 @@ export class AuthService {
   /**
    * @param options.cacheMs how long an authenticated key is trusted without reading it again: set when other
    *   daemons share the store and may regenerate or delete it (default: until this daemon changes it).
+   * @param options.leases several daemons on one store: the owner is created under a lease (bootstrap).
+   * @param options.readConsistencyMs how stale this daemon's reads of the store may be (bootstrap).
    */
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number = Date.now,
-    private readonly options: { readonly cacheMs?: number } = {},
+    private readonly options: { readonly cacheMs?: number; readonly leases?: Leases; readonly readConsistencyMs?: number } = {},
   ) {}
 
-  /** On an empty data dir: creates the owner account and its first live key (returned once). */
+  /**
+   * On an empty store: creates the owner account and its first live key (returned once). Two daemons
+   * starting at once on a fresh shared store would each find no owner and create one, so the creation runs
+   * under a lease: the daemon that gets it creates the owner, the other waits until it reads that owner.
+   */
   async bootstrap(): Promise<{ account: Account; firstKey: string | null }> {
-    const owner = await this.storage.accounts.owner();
-    if (owner) return { account: owner, firstKey: null };
+    const leases = this.options.leases ?? new LocalLeases();
+    let waited = false;
+    for (;;) {
+      const owner = await this.storage.accounts.owner();
+      if (owner) return { account: owner, firstKey: null };
+      const claim = await leases.claim('bootstrap:owner');
+      if (!claim) {
+        waited = true;
+        await sleep(BOOTSTRAP_POLL_MS);
+        continue;
+      }
+      try {
+        // A daemon that held the lease before may have created the owner just before its lease ran out: wait
+        // out this daemon's read staleness, then look again, under the lease.
+        if (waited && this.options.readConsistencyMs) await sleep(this.options.readConsistencyMs);
+        const created = waited ? await this.storage.accounts.owner() : null;
+        if (created) return { account: created, firstKey: null };
+        return await this.createOwner();
+      } finally {
+        claim.stop();
+      }
+    }
+  }
+
+  private async createOwner(): Promise<{ account: Account; firstKey: string }> {
     const account: Account = {
       id: newId('account'),
       email: '',

@@ -103,6 +103,12 @@ export interface MemoryStore {
   /** Those of these memory ids that exist in this account. */
   existingIds(ids: readonly string[]): Promise<string[]>;
   /**
+   * Deletes the passages of these memory ids, which have no memory: a save that died between its two commits
+   * left them, and the save repeated under the same id would otherwise add its passages beside them. Returns
+   * the ids that had passages (one read, and one commit only when there are any).
+   */
+  deletePassages(ids: readonly string[]): Promise<string[]>;
+  /**
    * Those of these memory ids that another tenant uses. Rows are keyed by id across tenants, so an import
    * must never write one of them (it would take the other tenant's row over).
    */

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AZURITE_KEY, startAzurite, startUnconditionalProxy, type Azurite } from '../helpers/azurite.js';
+import * as lancedb from '@lancedb/lancedb';
+import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, startUnconditionalProxy, type Azurite } from '../helpers/azurite.js';
 import { freePort, json, mem } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -15,6 +17,10 @@ let azurite: Azurite;
 let envs: NodeJS.ProcessEnv[] = [];
 let bases: string[] = [];
 let ownerKey = '';
+let storeUri = '';
+/** A folder both daemons' hosts can read (one machine here), watched through the first daemon. */
+const watched = mkdtempSync(join(tmpdir(), 'mem-e2e-shared-watch-'));
+let watchId = '';
 
 type Json = Record<string, any>;
 
@@ -48,9 +54,10 @@ async function memoriesTagged(daemon: number, tag: string): Promise<Json[]> {
 beforeAll(async () => {
   azurite = await startAzurite();
   await azurite.createContainer('mem');
+  storeUri = `az://mem/shared-${Date.now()}`;
   const shared = {
     ...azurite.env,
-    MEM_STORAGE_URI: `az://mem/shared-${Date.now()}`,
+    MEM_STORAGE_URI: storeUri,
     MEM_LEASE_MS: String(LEASE_MS),
   };
   envs = [];
@@ -63,20 +70,38 @@ beforeAll(async () => {
   // The first daemon reads the account key from Azure's standard variable, the second from storage.options.
   const { AZURE_STORAGE_ACCOUNT_KEY: accountKey, ...withoutKey } = envs[1] as NodeJS.ProcessEnv;
   envs[1] = { ...withoutKey, MEM_STORAGE_OPTIONS: JSON.stringify({ azure_storage_account_key: accountKey }) };
-  // One after the other: the first creates the tables and the owner, the second finds them.
-  for (const env of envs) {
-    const started = await mem(['daemon', 'start', '--json'], env);
-    expect(started.exitCode, started.stderr).toBe(0);
-  }
-  ownerKey = (await mem(['token'], envs[0] as NodeJS.ProcessEnv)).stdout.trim();
-  expect(ownerKey).toMatch(/^svc_live_/);
+  // Both at once on the fresh store: they create its tables together, and one owner between them.
+  const started = await Promise.all(envs.map((env) => mem(['daemon', 'start', '--json'], env)));
+  for (const result of started) expect(result.exitCode, result.stderr).toBe(0);
+  const tokens = await Promise.all(envs.map((env) => mem(['token'], env)));
+  const keys = tokens.map((token) => token.stdout.trim()).filter((token) => /^svc_live_/.test(token));
+  expect(keys, tokens.map((token) => token.stderr).join('\n')).toHaveLength(1);
+  ownerKey = keys[0] as string;
 }, 180_000);
 
 afterAll(async () => {
   for (const env of envs) await mem(['daemon', 'stop'], env);
   await azurite?.stop();
   for (const home of homes) home.remove();
+  rmSync(watched, { recursive: true, force: true });
 });
+
+/** Passage rows of the memories with this tag, read from the store itself: all of them, and distinct. */
+async function passagesTagged(tag: string): Promise<{ rows: number; distinct: number }> {
+  // The emulator's endpoint, read from the environment by LanceDB's object store (as the daemons do).
+  process.env.AZURITE_BLOB_STORAGE_URL = azurite.env.AZURITE_BLOB_STORAGE_URL;
+  const db = await lancedb.connect(storeUri, {
+    storageOptions: { azure_storage_account_name: AZURITE_ACCOUNT, azure_storage_account_key: AZURITE_KEY, azure_storage_use_emulator: 'true', allow_http: 'true' },
+  });
+  try {
+    const name = (await db.tableNames()).find((table) => table.startsWith('chunks'));
+    const table = await db.openTable(name as string);
+    const rows = (await table.query().where(`array_has(tags, '${tag}')`).select(['id']).toArray()) as { id: string }[];
+    return { rows: rows.length, distinct: new Set(rows.map((row) => row.id)).size };
+  } finally {
+    db.close();
+  }
+}
 
 describe('two daemons on one az:// store', () => {
   it('a memory saved through one is found, changed and deleted through the other', async () => {
@@ -135,6 +160,26 @@ describe('two daemons on one az:// store', () => {
     expect((await waitFor(() => call(1, '/v1/memories?limit=1', {}, newKey), (result) => result.status === 200)).status).toBe(200);
   });
 
+  it('a watch added through one daemon is listed by both and followed by one: each file once', async () => {
+    writeFileSync(join(watched, 'north.md'), 'The north pier gate is locked at nine every evening.');
+    writeFileSync(join(watched, 'south.md'), 'The south pier crane was serviced in March.');
+    const added = await call(0, '/v1/watches', { method: 'POST', body: JSON.stringify({ path: watched, tags: ['watched'] }) });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    watchId = added.body.watch.id as string;
+    await waitFor(() => call(0, `/v1/ingest/status/${added.body.jobId}`), (result) => result.body.status === 'completed');
+    const here = await call(0, '/v1/watches');
+    expect(here.body.watches).toEqual([expect.objectContaining({ id: watchId, state: 'watching', fileCount: 2 })]);
+    const other = await waitFor(() => call(1, '/v1/watches'), (result) => result.body.watches?.[0]?.fileCount === 2);
+    expect(other.body.watches).toEqual([expect.objectContaining({ id: watchId, state: 'elsewhere', fileCount: 2, lastError: null })]);
+    // Both daemons sweep for unfollowed watches meanwhile: a new file still makes one memory.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+    writeFileSync(join(watched, 'east.md'), 'The east breakwater light flashes green twice.');
+    const memories = await waitFor(() => memoriesTagged(1, 'watched'), (list) => list.length >= 3);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await memoriesTagged(1, 'watched')).map((memory) => memory.metadata.filename).sort()).toEqual(['east.md', 'north.md', 'south.md']);
+    expect(memories).toHaveLength(3);
+  }, 120_000);
+
   it('an ingest job whose daemon is killed (SIGKILL) is finished by the other, each item once', async () => {
     const ITEMS = 150;
     const items = Array.from({ length: ITEMS }, (_, i) => ({ content: `Takeover note ${i}: the lighthouse keeper logged ship ${i}.`, tags: ['takeover'] }));
@@ -144,8 +189,11 @@ describe('two daemons on one az:// store', () => {
 
     const midway = await waitFor(() => call(0, `/v1/ingest/status/${jobId}`), (result) => result.body.progress?.completed >= 10);
     expect(midway.body.status).toBe('processing');
-    const { pid } = json<{ pid: number }>(await mem(['daemon', 'status', '--json'], envs[0] as NodeJS.ProcessEnv));
+    const { pid } = json<{ pid: number }>(await mem(['daemon', 'status', '--json'], { ...envs[0], MEM_API_KEY: ownerKey }));
     process.kill(pid, 'SIGKILL');
+    // Written while no daemon follows the watched folder (the killed one's lease has not run out yet): the
+    // daemon that takes the watch over catches up with it (the last test).
+    writeFileSync(join(watched, 'west.md'), 'The west slipway floods at spring tides.');
 
     const done = await waitFor(() => call(1, `/v1/ingest/status/${jobId}`), (result) => result.body.status === 'completed', 180_000);
     expect(done.body.progress).toMatchObject({ total: ITEMS, completed: ITEMS, failed: 0 });
@@ -155,7 +203,21 @@ describe('two daemons on one az:// store', () => {
     expect(new Set(done.body.documents as string[]).size).toBe(ITEMS);
     // Each one whole: an item the killed daemon stored without its vectors was saved again, not counted done.
     expect((await call(1, '/v1/status')).body.vectors).toEqual({ missing: 0 });
+    // And each passage once: an item saved again replaced whatever passages the killed daemon had committed.
+    const passages = await passagesTagged('takeover');
+    expect(passages.rows).toBeGreaterThanOrEqual(ITEMS);
+    expect(passages.rows).toBe(passages.distinct);
   }, 240_000);
+
+  it("the killed daemon's folder watch is taken over by the other, which catches up with the folder", async () => {
+    const taken = await waitFor(() => call(1, '/v1/watches'), (result) => result.body.watches?.[0]?.state === 'watching', 60_000);
+    expect(taken.body.watches[0]).toMatchObject({ id: watchId, lastError: null });
+    const memories = await waitFor(() => memoriesTagged(1, 'watched'), (list) => list.length >= 4);
+    expect(memories.map((memory) => memory.metadata.filename).sort()).toEqual(['east.md', 'north.md', 'south.md', 'west.md']);
+    writeFileSync(join(watched, 'north.md'), 'The north pier gate is now locked at ten every evening.');
+    await waitFor(() => memoriesTagged(1, 'watched'), (list) => list.some((memory) => String(memory.content).includes('at ten')));
+    expect(await memoriesTagged(1, 'watched')).toHaveLength(4);
+  }, 120_000);
 });
 
 describe('credentials and checks', () => {

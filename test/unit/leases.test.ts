@@ -59,6 +59,7 @@ describe('leases in the store', () => {
     // A store that reports the lease taken from the second renewal on, as after a long pause of this daemon.
     const flaky: LeaseStore = {
       tryAcquire: async (name, holder, until, now) => (stolen ? false : inner.tryAcquire(name, holder, until, now)),
+      holderOf: (name) => inner.holderOf(name),
     };
     const leases = new StoreLeases({ store: flaky, leaseMs: 300 });
     const claim = await leases.claim('renewed');
@@ -81,6 +82,7 @@ describe('leases in the store', () => {
         if (calls === 1) return true;
         throw new Error('store out of reach');
       },
+      holderOf: async () => null,
     };
     const errors: unknown[] = [];
     const leases = new StoreLeases({ store: failing, leaseMs: 300, onError: (error) => errors.push(error) });

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
  */
 export interface LeaseStore {
   tryAcquire(name: string, holder: string, until: number, now: number): Promise<boolean>;
+  /** Who holds the named lease and until when; null for a lease never taken. */
+  holderOf(name: string): Promise<{ readonly holder: string; readonly expiresAt: number } | null>;
 }
 
 /** Work this daemon holds a lease on; `signal` aborts when a renewal fails (another daemon took it over). */
@@ -19,12 +21,18 @@ export interface Claim {
 export interface Leases {
   /** Claims the named lease and keeps renewing it; null when another daemon holds it. */
   claim(name: string): Promise<Claim | null>;
+  /** Whether another daemon holds the named lease now (a live one: not expired). */
+  heldElsewhere(name: string): Promise<boolean>;
 }
 
 /** One daemon on its own data: every claim succeeds and is never lost. */
 export class LocalLeases implements Leases {
   async claim(): Promise<Claim> {
     return { signal: new AbortController().signal, stop: () => undefined };
+  }
+
+  async heldElsewhere(): Promise<boolean> {
+    return false;
   }
 }
 
@@ -84,6 +92,11 @@ export class StoreLeases implements Leases {
       controller.abort(new Error(`lease ${name} was lost`));
     };
     return { signal: controller.signal, stop };
+  }
+
+  async heldElsewhere(name: string): Promise<boolean> {
+    const held = await this.options.store.holderOf(name);
+    return held !== null && held.holder !== this.holder && held.expiresAt > this.now();
   }
 
   close(): void {

@@ -331,13 +331,17 @@ export class IngestService {
   /**
    * Which of these memory ids were stored whole before a restart (not yet recorded as results). A memory
    * whose vectors never committed (the process died between the two commits of a save) is deleted here, so
-   * its item is saved again instead of being counted as done and left unsearchable.
+   * its item is saved again instead of being counted as done and left unsearchable; passages whose memory
+   * never committed are deleted too, so the item saved again has each passage once.
    */
   private async storedIds(tenant: string, ids: readonly string[]): Promise<Set<string>> {
     const store = this.deps.storage.memories(tenant);
     const found = new Set<string>();
     for (let i = 0; i < ids.length; i += 500) {
-      const existing = await store.existingIds(ids.slice(i, i + 500));
+      const batch = ids.slice(i, i + 500);
+      const existing = await store.existingIds(batch);
+      const present = new Set(existing);
+      await store.deletePassages(batch.filter((id) => !present.has(id)));
       if (existing.length === 0) continue;
       const whole = new Set(await store.idsWithVectors(existing));
       const partial = existing.filter((id) => !whole.has(id));

@@ -3,6 +3,7 @@ import { currentPriority } from '../scheduling/priority.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { EntityType, Extraction, Extractor, FactCategory } from '../../providers/spec.js';
 import { ulid } from '../ids.js';
+import type { Leases } from '../cluster/leases.js';
 import type { Storage } from '../ports.js';
 import type { MemoryRecord } from '../types.js';
 import {
@@ -33,6 +34,11 @@ export interface KnowledgeServiceDeps {
   /** Runs extractions that are not inline (Ollama). */
   readonly queue: JobQueue;
   readonly now?: () => number;
+  /**
+   * Several daemons on one store: a background extraction runs on the daemon holding its lease, and one
+   * whose daemon died is taken over (resume() repeats) without being extracted twice meanwhile.
+   */
+  readonly leases?: Leases;
   /** Told about extraction failures (they are also recorded in the memory's extraction status). */
   readonly onError?: (error: unknown, context: { accountId: string; memoryId: string }) => void;
 }
@@ -119,6 +125,11 @@ export class KnowledgeService implements KnowledgeHooks {
   /** Extractions waiting for their account's next batch, and the accounts with a batch scheduled. */
   private readonly pending = new Map<string, PendingApply[]>();
   private readonly batchScheduled = new Set<string>();
+  /**
+   * Background extractions queued or running here, per `account:memory`: resume() repeats on a shared store
+   * and skips these (a content change while one runs still queues another, which reads the new content).
+   */
+  private readonly scheduled = new Map<string, number>();
 
   constructor(private readonly deps: KnowledgeServiceDeps) {
     this.now = deps.now ?? Date.now;
@@ -216,6 +227,7 @@ export class KnowledgeService implements KnowledgeHooks {
     let resumed = 0;
     for (const accountId of accountIds) {
       for (const record of await this.store(accountId).statusesIn(['pending', 'processing'])) {
+        if (this.scheduled.has(`${accountId}:${record.memoryId}`)) continue;
         this.schedule(accountId, record.memoryId, record.attempts + 1);
         resumed++;
       }
@@ -233,9 +245,28 @@ export class KnowledgeService implements KnowledgeHooks {
   }
 
   private schedule(accountId: string, memoryId: string, attempts: number): void {
-    this.deps.queue.add(async (signal) => {
-      if (signal.aborted) return;
-      await this.runExtraction(accountId, memoryId, attempts, { signal });
+    const key = `${accountId}:${memoryId}`;
+    this.scheduled.set(key, (this.scheduled.get(key) ?? 0) + 1);
+    this.deps.queue.add(async (queueSignal) => {
+      try {
+        if (queueSignal.aborted) return;
+        const { leases } = this.deps;
+        if (!leases) return await this.runExtraction(accountId, memoryId, attempts, { signal: queueSignal });
+        const claim = await leases.claim(`extract:${key}`).catch(() => null);
+        if (!claim) return; // another daemon extracts it (or the store is out of reach: resume() tries again)
+        try {
+          // Read again under the lease: another daemon may have finished it meanwhile.
+          const status = await this.store(accountId).getStatus(memoryId);
+          if (status && status.status !== 'pending' && status.status !== 'processing') return;
+          await this.runExtraction(accountId, memoryId, attempts, { signal: AbortSignal.any([queueSignal, claim.signal]) });
+        } finally {
+          claim.stop();
+        }
+      } finally {
+        const left = (this.scheduled.get(key) ?? 1) - 1;
+        if (left > 0) this.scheduled.set(key, left);
+        else this.scheduled.delete(key);
+      }
     });
   }
 

@@ -10,6 +10,7 @@ import { FileRules } from './file-rules.js';
 import { compileGlob, DEFAULT_WATCH_GLOB, GlobError } from './glob.js';
 import type { FileEvent, FolderWatch, FolderWatching } from './types.js';
 import type { WatchedFiles } from './watched-files.js';
+import type { WatchCluster } from '../cluster/watch-coordinator.js';
 
 /** A deleted file whose memory waits this long for the same content to appear elsewhere (a rename). */
 const DEFAULT_RENAME_WINDOW_MS = 2000;
@@ -24,7 +25,8 @@ export interface WatchInput {
   readonly keepDeleted?: boolean | undefined;
 }
 
-export type WatchState = 'starting' | 'watching' | 'failed';
+/** `elsewhere`: several daemons share the store and another one follows the watch. */
+export type WatchState = 'starting' | 'watching' | 'failed' | 'elsewhere';
 
 export interface WatchView {
   readonly record: WatchRecord;
@@ -46,6 +48,8 @@ export interface WatchServiceDeps {
   readonly renameWindowMs?: number;
   readonly now?: () => number;
   readonly onError?: (error: unknown, context: Record<string, unknown>) => void;
+  /** Several daemons on one store: which of them follows a watch (src/core/cluster/watch-coordinator.ts). */
+  readonly cluster?: WatchCluster;
 }
 
 interface PendingUnlink {
@@ -157,6 +161,9 @@ export class WatchService {
       createdAt: this.now(),
       initialJobId: null,
     };
+    if (this.deps.cluster && !(await this.deps.cluster.hold(record))) {
+      throw new MemError('INTERNAL_ERROR', 'The new watch could not be claimed for this daemon in the shared store.');
+    }
     await this.deps.storage.watches.put(record);
     try {
       const active = await this.follow(record);
@@ -165,19 +172,21 @@ export class WatchService {
     } catch (error) {
       await this.stopWatch(record.id);
       await this.deps.storage.watches.delete(tenant, record.id);
+      this.deps.cluster?.release(record.id);
       throw error;
     }
   }
 
   async list(tenant: string): Promise<WatchView[]> {
     const records = await this.deps.storage.watches.list(tenant);
-    return records.map((record) => {
+    return Promise.all(records.map(async (record) => {
       const active = this.active.get(record.id);
-      if (active) return this.view(active);
+      if (active) return this.deps.cluster ? { ...this.view(active), fileCount: await this.storedFileCount(record) } : this.view(active);
+      if (this.deps.cluster) return { record, fileCount: await this.storedFileCount(record), lastEventAt: null, ...(await this.deps.cluster.describe(record)) };
       // Persisted but not (yet) followed: start() has not reached it, or the daemon is shutting down.
       const state: WatchState = this.started || this.closed ? 'failed' : 'starting';
       return { record, state, fileCount: 0, lastEventAt: null, lastError: state === 'failed' ? 'Not running.' : null };
-    });
+    }));
   }
 
   /** Stops following the folder; the memories its files made stay. */
@@ -186,6 +195,12 @@ export class WatchService {
     if (!record) throw new MemError('NOT_FOUND', 'Watch not found', { details: { id } });
     await this.stopWatch(id);
     await this.deps.storage.watches.delete(tenant, id);
+    this.deps.cluster?.release(id);
+  }
+
+  /** Stops following a watch here (another daemon follows it now); the watch and its memories stay. */
+  drop(id: string): Promise<void> {
+    return this.stopWatch(id);
   }
 
   /** Starts every persisted watch (daemon start-up); a folder that cannot be followed is listed as failed. */
@@ -225,6 +240,19 @@ export class WatchService {
     this.closed = true;
     await this.starting?.catch(() => undefined);
     await Promise.all([...this.active.keys()].map((id) => this.stopWatch(id)));
+  }
+
+  /**
+   * Files of a watch that have a memory, counted in the store: on a shared store its first scan is an ingest
+   * job that another daemon may run, and then this daemon's own count never saw those files.
+   */
+  private async storedFileCount(record: WatchRecord): Promise<number> {
+    const { rows } = await this.deps.storage.memories(record.accountId).select({
+      where: null,
+      fields: ['metadata'],
+      narrow: { type: 'metadata', path: ['watchId'], op: 'in', values: [record.id] },
+    });
+    return rows.filter((row) => row.metadata?.watchId === record.id).length;
   }
 
   private view(active: ActiveWatch): WatchView {

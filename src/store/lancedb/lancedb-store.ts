@@ -276,11 +276,17 @@ async function migrateSchema(db: lancedb.Connection, meta: TableWriter): Promise
 }
 
 async function ensureFtsIndex(table: Table): Promise<void> {
-  const indices = await table.listIndices();
-  if (!indices.some((index) => index.columns.includes('text') && index.indexType === 'FTS')) {
+  const hasIndex = async () => (await table.listIndices()).some((index) => index.columns.includes('text') && index.indexType === 'FTS');
+  if (await hasIndex()) return;
+  try {
     await table.createIndex('text', {
       config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, asciiFolding: true }),
     });
+  } catch (error) {
+    // Two daemons starting on one fresh store: the other one's index committed first, and it is the same index.
+    if (!isCommitConflict(error)) throw error;
+    await table.checkoutLatest();
+    if (!(await hasIndex())) throw error;
   }
 }
 
@@ -623,6 +629,14 @@ class LanceMemoryStore implements MemoryStore {
       .select(['memory_id'])
       .toArray();
     return [...new Set(rows.map((row: Row) => str(row, 'memory_id')))];
+  }
+
+  async deletePassages(ids: readonly string[]): Promise<string[]> {
+    const holders = await this.idsWithVectors(ids);
+    if (holders.length > 0) {
+      await this.tables.chunks.exclusive((table) => table.delete(and(eq('account_id', this.accountId), inList('memory_id', holders))));
+    }
+    return holders;
   }
 
   async existingIds(ids: readonly string[]): Promise<string[]> {

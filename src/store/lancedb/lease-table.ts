@@ -35,6 +35,11 @@ export class LanceLeaseStore implements LeaseStore {
     return this.update(name, holder, until, now);
   }
 
+  async holderOf(name: string): Promise<{ holder: string; expiresAt: number } | null> {
+    const [row] = (await this.writer.table.query().where(eq('name', name)).limit(1).toArray()) as { holder: string; expires_at: number }[];
+    return row ? { holder: String(row.holder), expiresAt: Number(row.expires_at) } : null;
+  }
+
   /** Creates the lease row (free) unless it exists, serialised with every other creation by the registry row. */
   private async create(name: string): Promise<void> {
     if (!this.registered) {
