@@ -9,7 +9,7 @@ import type { JobItemResult, Storage } from '../ports.js';
 import type { Account, JobRecord } from '../types.js';
 import type { Leases } from '../cluster/leases.js';
 import type { DocumentSaves } from './document-saves.js';
-import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
+import type { DocumentSource, IngestItem, WatchedFileRef, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
 
 /**
  * Items in flight across all jobs. Text items cost little memory, and many in flight let the embedder
@@ -19,6 +19,13 @@ import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, Webh
 const DEFAULT_ITEM_CONCURRENCY = 64;
 /** URL fetches and file reads at once (each may hold a body of up to `ingest.maxFetchBytes`). */
 const FETCH_CONCURRENCY = 8;
+/**
+ * A first scan's files go in batches (WatchedFileSaver.saveFiles: one lookup query per batch, the saves
+ * together), two batches at once: about as many files in flight as text items, with the next batch's
+ * lookup and reads overlapping the last one's saves.
+ */
+const FILE_BATCH = 32;
+const FILE_BATCHES_AT_ONCE = 2;
 /** Job counters are written at most this often while a job runs (status reads live progress meanwhile). */
 const PROGRESS_WRITE_MS = 500;
 
@@ -91,6 +98,7 @@ interface Running {
 export class IngestService {
   private readonly items: JobQueue;
   private readonly fetches: JobQueue;
+  private readonly fileBatches: JobQueue;
   private readonly controller = new AbortController();
   private readonly waiting: JobRecord[] = [];
   private readonly runningPerAccount = new Map<string, number>();
@@ -103,6 +111,7 @@ export class IngestService {
     const concurrency = deps.itemConcurrency ?? DEFAULT_ITEM_CONCURRENCY;
     this.items = new JobQueue(concurrency);
     this.fetches = new JobQueue(Math.min(concurrency, FETCH_CONCURRENCY));
+    this.fileBatches = new JobQueue(FILE_BATCHES_AT_ONCE);
     this.now = deps.now ?? Date.now;
   }
 
@@ -207,6 +216,7 @@ export class IngestService {
     await Promise.allSettled([...this.finished]);
     await this.items.close();
     await this.fetches.close();
+    await this.fileBatches.close();
   }
 
   private enqueue(job: JobRecord): void {
@@ -276,8 +286,10 @@ export class IngestService {
       // up once, together. A fresh job's ids were allocated at acceptance and nothing can be stored under
       // them yet (a lookup per item scanned the growing table: 10k turbo items went at 17 items/s).
       const stored = initial.startedAt !== null ? await this.storedIds(initial.accountId, remaining.map((index) => payload.ids[index] as string)) : new Set<string>();
-      await Promise.all(
-        remaining.map((index) =>
+      const isFile = (index: number) => payload.items[index]?.file !== undefined && this.deps.files !== undefined && !stored.has(payload.ids[index] as string);
+      await Promise.all([
+        ...fileBatches(remaining.filter(isFile)).map((batch) => this.fileBatches.run(() => inBackground(() => this.saveFileBatch(state, batch, signal)))),
+        ...remaining.filter((index) => !isFile(index)).map((index) =>
           // Background inside the task: the shared item queue may start it from any caller's context.
           this.items.run(() => inBackground(async () => {
             if (signal.aborted) return;
@@ -290,7 +302,7 @@ export class IngestService {
             await this.record(state, result);
           })),
         ),
-      );
+      ]);
       if (signal.aborted) {
         // On a shutdown the progress is saved for the next run; a lost lease leaves the job to its new holder.
         if (this.controller.signal.aborted) await this.deps.storage.jobs.put(state.job);
@@ -303,6 +315,25 @@ export class IngestService {
       this.running.delete(initial.id);
     }
     if (payload.options.webhook && !payload.delivery?.delivered) await this.notify(state.job, payload);
+  }
+
+  /** A batch of a first scan's file items (WatchedFileSaver.saveFiles), each recorded as it settles. */
+  private async saveFileBatch(state: Running, indices: readonly number[], signal: AbortSignal): Promise<void> {
+    if (signal.aborted || !this.deps.files) return;
+    const { payload } = state;
+    const files = indices.map((index) => ({ file: payload.items[index]?.file as WatchedFileRef, id: payload.ids[index] as string }));
+    const settled = await this.deps.files.saveFiles(state.job.accountId, files);
+    await Promise.all(
+      settled.map((outcome, at) => {
+        const index = indices[at] as number;
+        if (outcome.status === 'rejected' && signal.aborted) return undefined; // a shutdown is not the item's failure
+        const result: ItemResult =
+          outcome.status === 'fulfilled'
+            ? { index, success: true, documentId: outcome.value }
+            : { index, success: false, error: outcome.reason instanceof MemError ? `${outcome.reason.code}: ${outcome.reason.message}` : String(outcome.reason) };
+        return this.record(state, result);
+      }),
+    );
   }
 
   private async record(state: Running, result: ItemResult): Promise<void> {
@@ -435,6 +466,12 @@ export class IngestService {
 /** Ids sort by time: an item dated in the past gets an id of its date. */
 function memoryIdFor(item: IngestItem, now: number): string {
   return newId('memory', item.createdAt !== undefined ? Math.max(0, Math.floor(item.createdAt)) : now);
+}
+
+function fileBatches(indices: readonly number[]): number[][] {
+  const batches: number[][] = [];
+  for (let i = 0; i < indices.length; i += FILE_BATCH) batches.push(indices.slice(i, i + FILE_BATCH));
+  return batches;
 }
 
 function hasText(value: string | undefined): boolean {
