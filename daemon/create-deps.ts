@@ -45,6 +45,7 @@ import { probeConditionalCommits } from '../src/store/lancedb/commit-probe.js';
 import { LocalLeases, StoreLeases } from '../src/core/cluster/leases.js';
 import type { AppDeps } from './deps.js';
 import { Admission, type Lane, type LaneLimits } from '../src/core/scheduling/admission.js';
+import { BackgroundPace } from '../src/core/scheduling/background-pace.js';
 import { RequestTimings } from '../src/core/scheduling/request-timings.js';
 import { LoadMonitor } from './load-monitor.js';
 
@@ -226,6 +227,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     source: documentSource,
     maxBytes: config['ingest.maxUploadBytes'],
   });
+  const pace = new BackgroundPace();
   const ingest = new IngestService({
     storage,
     memories,
@@ -237,6 +239,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     itemConcurrency: config['ingest.concurrency'],
     files: watchedFiles,
     leases,
+    pace,
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'ingest job failed'),
   });
 
@@ -317,7 +320,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     exporter,
     importer,
     backups,
-    load: { admission, timings, report: () => monitor.report() },
+    load: { admission, timings, pace, report: () => monitor.report() },
     firstKey,
     ownerId: account.id,
     runtime: {

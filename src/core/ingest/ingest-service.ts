@@ -1,5 +1,6 @@
 import { MemError } from '../../errors.js';
 import { JobQueue } from '../../jobs/job-queue.js';
+import type { BackgroundPace } from '../scheduling/background-pace.js';
 import { inBackground } from '../scheduling/priority.js';
 import type { PlanTable } from '../accounts/plans.js';
 import { accountOfTenant } from '../accounts/tenancy.js';
@@ -77,6 +78,8 @@ export interface IngestServiceDeps {
   readonly files?: WatchedFileSaver;
   /** Several daemons on one store: a job runs on the daemon that holds its lease (one at a time). */
   readonly leases?: Leases;
+  /** Slows items down while interactive requests run (without it, items run at the queues' limits). */
+  readonly pace?: BackgroundPace;
   readonly now?: () => number;
   readonly onError?: (error: unknown, context: Record<string, unknown>) => void;
 }
@@ -154,7 +157,7 @@ export class IngestService {
     const now = this.now();
     const ids = items.map((item) => memoryIdFor(item, now));
     return Promise.all(
-      items.map((item, index) => this.items.run(() => inBackground(() => this.processItem(tenant, item, ids[index] as string, index, options)))),
+      items.map((item, index) => this.items.run(() => inBackground(() => this.paced(() => this.processItem(tenant, item, ids[index] as string, index, options))))),
     );
   }
 
@@ -297,7 +300,7 @@ export class IngestService {
             const id = payload.ids[index] as string;
             const result = stored.has(id)
               ? { index, success: true, documentId: id }
-              : await this.processItem(initial.accountId, item, id, index, payload.options);
+              : await this.paced(() => this.processItem(initial.accountId, item, id, index, payload.options));
             if (signal.aborted && !result.success) return; // a shutdown is not the item's failure
             await this.record(state, result);
           })),
@@ -317,12 +320,23 @@ export class IngestService {
     if (payload.options.webhook && !payload.delivery?.delivered) await this.notify(state.job, payload);
   }
 
+  /** Runs a background item when the pace allows (interactive requests first). */
+  private async paced<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.deps.pace?.acquire();
+    try {
+      return await work();
+    } finally {
+      release?.();
+    }
+  }
+
   /** A batch of a first scan's file items (WatchedFileSaver.saveFiles), each recorded as it settles. */
   private async saveFileBatch(state: Running, indices: readonly number[], signal: AbortSignal): Promise<void> {
     if (signal.aborted || !this.deps.files) return;
     const { payload } = state;
     const files = indices.map((index) => ({ file: payload.items[index]?.file as WatchedFileRef, id: payload.ids[index] as string }));
-    const settled = await this.deps.files.saveFiles(state.job.accountId, files);
+    const pace = this.deps.pace;
+    const settled = await this.deps.files.saveFiles(state.job.accountId, files, pace ? () => pace.acquire() : undefined);
     await Promise.all(
       settled.map((outcome, at) => {
         const index = indices[at] as number;

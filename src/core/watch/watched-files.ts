@@ -146,7 +146,11 @@ export class WatchedFiles implements WatchedFileSaver {
    * rows together. A file some other task (the watcher) handled after the lookup is looked up again.
    * Settles per file, in order: the memory id, or why the file failed.
    */
-  async saveFiles(tenant: string, files: readonly { readonly file: WatchedFileRef; readonly id: string }[]): Promise<PromiseSettledResult<string>[]> {
+  async saveFiles(
+    tenant: string,
+    files: readonly { readonly file: WatchedFileRef; readonly id: string }[],
+    gate?: () => Promise<() => void>,
+  ): Promise<PromiseSettledResult<string>[]> {
     const touched = new Set<string>();
     this.observers.add(touched);
     try {
@@ -163,12 +167,17 @@ export class WatchedFiles implements WatchedFileSaver {
           files.map(async ({ file, id }) => {
             const watch = await watchOf(file.watchId);
             if (!watch) throw new MemError('NOT_FOUND', 'The watch of this file was removed.', { details: { watchId: file.watchId } });
-            return this.serial(tenant, file.path, async () => {
-              const prepared = await reads.run(() => this.read(file.path));
-              if (!prepared) throw new MemError('VALIDATION_ERROR', `${file.path} is gone or over the size limit.`);
-              const existing = touched.has(`${tenant}\n${file.path}`) ? undefined : (known.get(file.path) ?? null);
-              return (await this.store(watch, prepared, id, existing)).memory.id;
-            });
+            const release = await gate?.();
+            try {
+              return await this.serial(tenant, file.path, async () => {
+                const prepared = await reads.run(() => this.read(file.path));
+                if (!prepared) throw new MemError('VALIDATION_ERROR', `${file.path} is gone or over the size limit.`);
+                const existing = touched.has(`${tenant}\n${file.path}`) ? undefined : (known.get(file.path) ?? null);
+                return (await this.store(watch, prepared, id, existing)).memory.id;
+              });
+            } finally {
+              release?.();
+            }
           }),
         );
       } finally {
