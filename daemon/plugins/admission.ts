@@ -29,6 +29,11 @@ const LANE_OF: Readonly<Record<string, Lane>> = {
   'POST /v1/admin/backup': 'bulk',
 };
 const NOT_ADMITTED = new Set(['GET /health', 'GET /openapi.json', 'GET /v1/status', 'POST /mcp']);
+/**
+ * Reads that watch background work rather than wait on the daemon: `mem import` and `mem watch add` poll a
+ * job's progress every few hundred ms, which would otherwise hold the job at the yielding pace half the time.
+ */
+const NOT_INTERACTIVE = new Set(['GET /v1/ingest/status/:jobId', 'GET /v1/jobs', 'GET /v1/jobs/:jobId', 'GET /v1/watches']);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -52,9 +57,9 @@ export function registerAdmission(app: FastifyInstance, admission: Admission, ti
     const key = routeKey(request);
     if (!request.auth || NOT_ADMITTED.has(key)) return;
     const lane = LANE_OF[key] ?? 'read';
-    // Every request but bulk ones is someone waiting: background work slows down from its arrival (queued
-    // in its lane too) until it has been answered.
-    if (pace && lane !== 'bulk') {
+    // Every request but bulk ones and progress polls is someone waiting: background work slows down from
+    // its arrival (queued in its lane too) until it has been answered.
+    if (pace && lane !== 'bulk' && !NOT_INTERACTIVE.has(key)) {
       const ended = pace.interactiveStarted();
       request.interactiveEnded = ended;
       if (reply.raw.writableFinished || reply.raw.destroyed) ended();
