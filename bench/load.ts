@@ -3,7 +3,7 @@
  * `--size` memories (default 2,000; the issue's targets are stated at 100,000, which scale.ts loads).
  *
  * 1. Machine limit: each request type of the mix alone, one at a time, with the daemon's CPU seconds read
- *    from /proc/<pid>/stat: CPU per request, weighted by the mix, gives the requests per second the cores
+ *    from /proc/<pid>/stat (and per thread from /proc/<pid>/task: main thread, model workers, LanceDB): CPU per request, weighted by the mix, gives the requests per second the cores
  *    allow (2 cores / weighted cost; the load generator shares them, so the real ceiling is lower).
  * 2. The mix of scale.ts (45% semantic search, 20% hybrid, 10% query, 10% get, 10% turbo save, 5% save) with
  *    16 and 64 clients, `--seconds` each; with `--alternate DIR` (another build) as A B A B pairs on the same
@@ -19,7 +19,7 @@
  *
  *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--scan 500] [--alternate DIR]
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -44,6 +44,29 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * CPU ms the process's threads have used, by kind (Linux, /proc/<pid>/task): `main` (the event loop),
+ * `workers` (the other threads Node names "node": the embedding and extraction worker threads, and libuv's
+ * pool), `lancedb` (its tokio runtime and "lance-cpu" threads) and `other` (V8's helpers, GC...).
+ */
+function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = { main: 0, workers: 0, lancedb: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+    const kind = tid === String(pid) ? 'main' : name === 'node' ? 'workers' : /^(tokio|lance)/.test(name) ? 'lancedb' : 'other';
+    out[kind] = (out[kind] ?? 0) + ms;
+  }
+  return out;
+}
+
 interface MixEntry {
   readonly share: number;
   readonly name: string;
@@ -62,18 +85,25 @@ function mix(daemon: BenchDaemon, queries: NoteGenerator, writes: NoteGenerator,
   ];
 }
 
-/** CPU ms per request of each type run alone, one at a time (after a short warm-up). */
-async function costAlone(daemon: BenchDaemon, entries: readonly MixEntry[], count: number): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
+/**
+ * CPU ms per request of each type run alone, one at a time (after a short warm-up), and how it splits
+ * between the daemon's threads (threadCpu: ms per request by kind).
+ */
+async function costAlone(daemon: BenchDaemon, entries: readonly MixEntry[], count: number): Promise<{ total: Record<string, number>; threads: Record<string, Record<string, number>> }> {
+  const total: Record<string, number> = {};
+  const threads: Record<string, Record<string, number>> = {};
   for (const entry of entries) {
     for (let i = 0; i < 5; i++) await entry.run(1000 + i);
     // Let the previous type's background work (extraction after saves) settle first.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const before = cpuSeconds(daemon.pid());
+    const threadsBefore = threadCpu(daemon.pid());
     for (let i = 0; i < count; i++) await entry.run(i);
-    out[entry.name] = round(((cpuSeconds(daemon.pid()) - before) * 1000) / count, 1);
+    total[entry.name] = round(((cpuSeconds(daemon.pid()) - before) * 1000) / count, 1);
+    const threadsAfter = threadCpu(daemon.pid());
+    threads[entry.name] = Object.fromEntries(Object.entries(threadsAfter).map(([kind, ms]) => [kind, round((ms - (threadsBefore[kind] ?? 0)) / count, 1)]));
   }
-  return out;
+  return { total, threads };
 }
 
 interface LoadRun extends ConcurrencyFigures {
@@ -218,6 +248,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const daemon = await startDaemon({ timeoutMs: 600_000, ...(options.alternate ? { alternate: options.alternate } : {}) });
   const runs: LoadRun[] = [];
   let cost: Record<string, number> = {};
+  let costThreads: Record<string, Record<string, number>> = {};
   let ingest: IngestFigures | null = null;
   try {
     const items = Array.from({ length: size }, () => stream());
@@ -229,7 +260,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     const writes = createNoteGenerator(SEED + 11);
     const entries = mix(daemon, queries, writes, ids);
     process.stderr.write('  each request type alone (CPU per request)\n');
-    cost = await costAlone(daemon, entries, 40);
+    ({ total: cost, threads: costThreads } = await costAlone(daemon, entries, 40));
     const builds: ('current' | 'alternate')[] = options.alternate ? ['current', 'alternate', 'current', 'alternate'] : ['current'];
     for (const clients of seconds > 0 ? [16, 64] : []) {
       for (const build of builds) {
@@ -282,8 +313,11 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   };
   const costTable: Table = {
     title: `daemon CPU per request, each type alone (ms); weighted ${round(weightedMs, 1)} ms -> limit ${limit} req/s on ${cores} cores`,
-    header: ['type', 'share of mix', 'CPU ms'],
-    rows: Object.entries(cost).map(([name, ms]) => [name, weights[name] ?? 0, ms]),
+    header: ['type', 'share of mix', 'CPU ms', 'main thread', 'worker threads (models)', 'LanceDB threads', 'other threads'],
+    rows: Object.entries(cost).map(([name, ms]) => {
+      const split = costThreads[name] ?? {};
+      return [name, weights[name] ?? 0, ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
+    }),
   };
   const ingestTable: Table = {
     title: `search during a bulk ingest of ${ingestItems} standard items; ingest vs the models' own cap`,
@@ -313,6 +347,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       uptimeBefore,
       uptimeAfter,
       costAloneMs: cost,
+      costAloneByThreadMs: costThreads,
       weightedCostMs: round(weightedMs, 1),
       limitRequestsPerSecond: limit,
       medians: Object.fromEntries([16, 64].flatMap((clients) => ['current', 'alternate'].map((build) => [`${clients} ${build}`, summary(clients, build)]))),
