@@ -60,6 +60,18 @@ describe('background pace', () => {
     expect(pace.load()).toMatchObject({ interactive: 0, running: 5, waiting: 0, allowed: 8 });
   });
 
+  it('items that arrive in the quiet period after the last request run at full pace once it has passed', async () => {
+    vi.useFakeTimers();
+    const pace = new BackgroundPace({ full: 8, yielding: 2, quietMs: 100, now: () => Date.now() });
+    pace.interactiveStarted()();
+    const { started } = items(pace, 5);
+    await flush();
+    expect(started).toEqual([0, 1]);
+    vi.advanceTimersByTime(101);
+    await flush();
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('a released slot is released once', async () => {
     const pace = new BackgroundPace({ full: 1, yielding: 1, quietMs: 0, now: () => 0 });
     const first = await pace.acquire();

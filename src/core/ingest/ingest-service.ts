@@ -157,7 +157,7 @@ export class IngestService {
     const now = this.now();
     const ids = items.map((item) => memoryIdFor(item, now));
     return Promise.all(
-      items.map((item, index) => this.items.run(() => inBackground(() => this.paced(() => this.processItem(tenant, item, ids[index] as string, index, options))))),
+      items.map((item, index) => this.items.run(() => inBackground(() => this.processItem(tenant, item, ids[index] as string, index, options)))),
     );
   }
 
@@ -300,7 +300,7 @@ export class IngestService {
             const id = payload.ids[index] as string;
             const result = stored.has(id)
               ? { index, success: true, documentId: id }
-              : await this.paced(() => this.processItem(initial.accountId, item, id, index, payload.options));
+              : await this.processItem(initial.accountId, item, id, index, payload.options);
             if (signal.aborted && !result.success) return; // a shutdown is not the item's failure
             await this.record(state, result);
           })),
@@ -320,7 +320,10 @@ export class IngestService {
     if (payload.options.webhook && !payload.delivery?.delivered) await this.notify(state.job, payload);
   }
 
-  /** Runs a background item when the pace allows (interactive requests first). */
+  /**
+   * Runs an item's save when the pace allows (interactive requests first). Only the save: a URL's fetch
+   * waits on the network, and holding a slot through it would leave none for the job's other items.
+   */
   private async paced<T>(work: () => Promise<T>): Promise<T> {
     const release = await this.deps.pace?.acquire();
     try {
@@ -398,10 +401,10 @@ export class IngestService {
         if (!this.deps.files) throw new MemError('VALIDATION_ERROR', 'File items need the folder watcher.');
         const files = this.deps.files;
         const file = item.file;
-        return { index, success: true, documentId: await this.fetches.run(() => files.saveFile(tenant, file, id)) };
+        return { index, success: true, documentId: await this.fetches.run(() => this.paced(() => files.saveFile(tenant, file, id))) };
       }
       if (hasText(item.content)) {
-        const memory = await this.deps.memories.save(tenant, {
+        const memory = await this.paced(() => this.deps.memories.save(tenant, {
           content: item.content as string,
           title: item.title,
           tags: item.tags,
@@ -412,12 +415,12 @@ export class IngestService {
           turbo: options.turbo,
           id,
           createdAt: item.createdAt,
-        });
+        }));
         return { index, success: true, documentId: memory.id };
       }
       const url = (item.url as string).trim();
       const document = await this.fetches.run(() => this.deps.source.fromUrl(url, this.controller.signal));
-      const { memory } = await this.deps.documents.save(tenant, {
+      const { memory } = await this.paced(() => this.deps.documents.save(tenant, {
         document,
         source: { field: 'sourceUrl', value: url },
         title: item.title,
@@ -426,7 +429,7 @@ export class IngestService {
         spaceId: item.spaceId,
         turbo: options.turbo,
         id,
-      });
+      }));
       return { index, success: true, documentId: memory.id };
     } catch (error) {
       return { index, success: false, error: error instanceof MemError ? `${error.code}: ${error.message}` : String(error) };

@@ -61,8 +61,12 @@ export class BackgroundPace {
 
   /** Waits for a background slot; call the returned function (once) when the item is done. */
   async acquire(): Promise<() => void> {
-    if (this.running >= this.allowed() || this.waiting.length > 0) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running += 1;
+    if (this.running >= this.allowed() || this.waiting.length > 0) {
+      const turn = new Promise<void>((resolve) => this.waiting.push(resolve));
+      // Arriving in the quiet period after the last request: nothing else would wake it when that ends.
+      if (this.interactive === 0) this.wakeAfterQuiet();
+      await turn;
+    } else this.running += 1;
     let released = false;
     return () => {
       if (released) return;
