@@ -3,7 +3,7 @@
  * `--size` memories (default 2,000; the issue's targets are stated at 100,000, which scale.ts loads).
  *
  * 1. Machine limit: each request type of the mix alone, one at a time, with the daemon's CPU seconds read
- *    from /proc/<pid>/stat: CPU per request, weighted by the mix, gives the requests per second the cores
+ *    from /proc/<pid>/stat (and per thread from /proc/<pid>/task: main thread, model workers, LanceDB): CPU per request, weighted by the mix, gives the requests per second the cores
  *    allow (2 cores / weighted cost; the load generator shares them, so the real ceiling is lower).
  * 2. The mix of scale.ts (45% semantic search, 20% hybrid, 10% query, 10% get, 10% turbo save, 5% save) with
  *    16 and 64 clients, `--seconds` each; with `--alternate DIR` (another build) as A B A B pairs on the same
@@ -11,13 +11,17 @@
  *    own `load` figures at the end of the run (GET /v1/status: where the time goes).
  * 3. Search during a bulk ingest: `--ingest` standard items (default 2,000; the issue's figure is 10,000) as
  *    an async job while one client searches one request at a time; search p50/p95 then, and alone before.
- * 4. The models' own cap on the same items in-process (2 embedding workers and the extraction thread, as
+ * 4. A folder's first scan: `--scan` markdown notes (default 500) in a fresh folder, `POST /v1/watches`, timed
+ *    to the scan job's end, as A B A B with `--alternate`; files/s against the models alone on the same texts.
+ *    `--seconds 0` skips step 2 and `--ingest 0` step 3 (to time the scan alone).
+ * 5. The models' own cap on the same items in-process (2 embedding workers and the extraction thread, as
  *    the daemon runs them, without storing anything), and the ingest rate through the API: the ratio.
  *
- *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--alternate DIR]
+ *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--scan 500] [--alternate DIR]
  */
-import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
 import { BuiltinExtractor } from '../src/providers/builtin/builtin-extractor.js';
@@ -40,6 +44,29 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * CPU ms the process's threads have used, by kind (Linux, /proc/<pid>/task): `main` (the event loop),
+ * `workers` (the other threads Node names "node": the embedding and extraction worker threads, and libuv's
+ * pool), `lancedb` (its tokio runtime and "lance-cpu" threads) and `other` (V8's helpers, GC...).
+ */
+function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = { main: 0, workers: 0, lancedb: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+    const kind = tid === String(pid) ? 'main' : name === 'node' ? 'workers' : /^(tokio|lance)/.test(name) ? 'lancedb' : 'other';
+    out[kind] = (out[kind] ?? 0) + ms;
+  }
+  return out;
+}
+
 interface MixEntry {
   readonly share: number;
   readonly name: string;
@@ -58,18 +85,25 @@ function mix(daemon: BenchDaemon, queries: NoteGenerator, writes: NoteGenerator,
   ];
 }
 
-/** CPU ms per request of each type run alone, one at a time (after a short warm-up). */
-async function costAlone(daemon: BenchDaemon, entries: readonly MixEntry[], count: number): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
+/**
+ * CPU ms per request of each type run alone, one at a time (after a short warm-up), and how it splits
+ * between the daemon's threads (threadCpu: ms per request by kind).
+ */
+async function costAlone(daemon: BenchDaemon, entries: readonly MixEntry[], count: number): Promise<{ total: Record<string, number>; threads: Record<string, Record<string, number>> }> {
+  const total: Record<string, number> = {};
+  const threads: Record<string, Record<string, number>> = {};
   for (const entry of entries) {
     for (let i = 0; i < 5; i++) await entry.run(1000 + i);
     // Let the previous type's background work (extraction after saves) settle first.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const before = cpuSeconds(daemon.pid());
+    const threadsBefore = threadCpu(daemon.pid());
     for (let i = 0; i < count; i++) await entry.run(i);
-    out[entry.name] = round(((cpuSeconds(daemon.pid()) - before) * 1000) / count, 1);
+    total[entry.name] = round(((cpuSeconds(daemon.pid()) - before) * 1000) / count, 1);
+    const threadsAfter = threadCpu(daemon.pid());
+    threads[entry.name] = Object.fromEntries(Object.entries(threadsAfter).map(([kind, ms]) => [kind, round((ms - (threadsBefore[kind] ?? 0)) / count, 1)]));
   }
-  return out;
+  return { total, threads };
 }
 
 interface LoadRun extends ConcurrencyFigures {
@@ -77,17 +111,73 @@ interface LoadRun extends ConcurrencyFigures {
   readonly load: unknown;
 }
 
+interface ScanRun {
+  readonly build: 'current' | 'alternate';
+  readonly files: number;
+  readonly seconds: number;
+  readonly filesPerSecond: number;
+  /** The daemon's commits while the scan ran (GET /v1/status load, over the scan's last 10 s). */
+  readonly rowsPerCommit: number | null;
+}
+
+/** The notes of a folder-scan run: the same texts for every run, so that the builds scan the same work. */
+function scanTexts(files: number): string[] {
+  const notes = createNoteGenerator(SEED + 3 * files);
+  return Array.from({ length: files }, (_, i) => `# Note ${i}\n\n${notes.note().content}\n`);
+}
+
+/**
+ * A folder's first scan: `texts` written as markdown files to a fresh folder (so every run creates new
+ * memories), `POST /v1/watches`, timed to the scan job's completion; the watch is removed afterwards.
+ */
+async function folderScan(daemon: BenchDaemon, build: 'current' | 'alternate', texts: readonly string[]): Promise<ScanRun> {
+  const folder = mkdtempSync(join(tmpdir(), 'mem-bench-scan-'));
+  try {
+    texts.forEach((text, i) => writeFileSync(join(folder, `note-${String(i).padStart(5, '0')}.md`), text));
+    const started = performance.now();
+    const added = await daemon.client.addWatch({ path: folder, keepDeleted: false });
+    for (;;) {
+      const status = await daemon.client.ingestStatus(added.jobId);
+      if (status.status === 'completed' || status.status === 'failed') break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const load = ((await daemon.client.status()) as { load?: { commits?: { rowsPerCommit?: number } } }).load;
+    await daemon.client.removeWatch(added.watch.id);
+    return { build, files: texts.length, seconds: round(seconds, 1), filesPerSecond: round(texts.length / seconds, 1), rowsPerCommit: load?.commits?.rowsPerCommit ?? null };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 interface IngestFigures {
   readonly alone: ReturnType<typeof latencyFigures>;
   readonly during: ReturnType<typeof latencyFigures>;
   readonly ingestSeconds: number;
+  /** The job while one client searched (the background pace slows it then). */
   readonly itemsPerSecond: number;
+  /** The same number of other items as a job with no other request meanwhile (its status polled twice a second). */
+  readonly aloneItemsPerSecond: number;
   readonly searches: number;
   /** GET /v1/status `load` when the job was half done. */
   readonly midway: unknown;
 }
 
+/** An ingest job of `payload` with nobody else using the daemon (status polled twice a second): items/s. */
+async function ingestAlone(daemon: BenchDaemon, payload: readonly { content: string; tags: string[] }[]): Promise<number> {
+  const started = performance.now();
+  const accepted = await daemon.client.ingest({ items: [...payload], async: true });
+  for (;;) {
+    const status = await daemon.client.ingestStatus(accepted.jobId);
+    if (status.status === 'completed' || status.status === 'failed') break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return round(payload.length / ((performance.now() - started) / 1000), 1);
+}
+
 async function searchDuringIngest(daemon: BenchDaemon, queries: NoteGenerator, items: number): Promise<IngestFigures> {
+  const aloneNotes = createNoteGenerator(SEED + items + 2);
+  const aloneItemsPerSecond = await ingestAlone(daemon, Array.from({ length: items }, () => ({ content: aloneNotes.note().content, tags: ['bench-ingest-alone'] })));
   const alone: number[] = [];
   for (let i = 0; i < 60; i++) alone.push((await timed(() => daemon.client.search({ query: queries.query(), limit: 10 }))).ms);
   const notes = createNoteGenerator(SEED + items);
@@ -110,13 +200,12 @@ async function searchDuringIngest(daemon: BenchDaemon, queries: NoteGenerator, i
   while (!done) during.push((await timed(() => daemon.client.search({ query: queries.query(), limit: 10 }))).ms);
   await poll;
   const seconds = (performance.now() - started) / 1000;
-  return { alone: latencyFigures(alone), during: latencyFigures(during), ingestSeconds: round(seconds, 1), itemsPerSecond: round(items / seconds, 1), searches: during.length, midway };
+  return { alone: latencyFigures(alone), during: latencyFigures(during), ingestSeconds: round(seconds, 1), itemsPerSecond: round(items / seconds, 1), aloneItemsPerSecond, searches: during.length, midway };
 }
 
 /** Embedding and extraction of the same items in-process, as the daemon runs them, nothing stored: items/s. */
-async function modelsCap(items: number): Promise<{ standard: number; turbo: number }> {
-  const notes = createNoteGenerator(SEED + items + 1);
-  const texts = Array.from({ length: items }, () => notes.note().content);
+async function modelsCap(texts: readonly string[]): Promise<{ standard: number; turbo: number }> {
+  const items = texts.length;
   const embedder = new BuiltinEmbeddingModel(2);
   const extractor = new BuiltinExtractor({ thread: true });
   await embedder.init();
@@ -143,6 +232,8 @@ export interface LoadBenchOptions {
   readonly seconds?: number;
   readonly ingest?: number;
   readonly alternate?: string | undefined;
+  /** Files of the folder-scan runs (0: none); A B A B with `alternate`. */
+  readonly scan?: number;
 }
 
 export async function runLoadBench(options: LoadBenchOptions = {}): Promise<BenchResult> {
@@ -150,11 +241,14 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const size = options.size ?? 2000;
   const seconds = options.seconds ?? 20;
   const ingestItems = options.ingest ?? 2000;
+  const scanFiles = options.scan ?? 500;
+  const scans: ScanRun[] = [];
   const uptimeBefore = execFileSync('uptime', { encoding: 'utf8' }).trim();
   const stream = createMemoryStream(20261121);
   const daemon = await startDaemon({ timeoutMs: 600_000, ...(options.alternate ? { alternate: options.alternate } : {}) });
   const runs: LoadRun[] = [];
   let cost: Record<string, number> = {};
+  let costThreads: Record<string, Record<string, number>> = {};
   let ingest: IngestFigures | null = null;
   try {
     const items = Array.from({ length: size }, () => stream());
@@ -166,9 +260,9 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     const writes = createNoteGenerator(SEED + 11);
     const entries = mix(daemon, queries, writes, ids);
     process.stderr.write('  each request type alone (CPU per request)\n');
-    cost = await costAlone(daemon, entries, 40);
+    ({ total: cost, threads: costThreads } = await costAlone(daemon, entries, 40));
     const builds: ('current' | 'alternate')[] = options.alternate ? ['current', 'alternate', 'current', 'alternate'] : ['current'];
-    for (const clients of [16, 64]) {
+    for (const clients of seconds > 0 ? [16, 64] : []) {
       for (const build of builds) {
         if (options.alternate) await daemon.use(build);
         process.stderr.write(`  ${clients} clients, ${build}, ${seconds} s\n`);
@@ -177,14 +271,26 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
         runs.push({ ...figures, build, load: status.load ?? null });
       }
     }
+    if (scanFiles > 0) {
+      const texts = scanTexts(scanFiles);
+      for (const build of builds) {
+        if (options.alternate) await daemon.use(build);
+        process.stderr.write(`  a folder's first scan of ${scanFiles} files, ${build}\n`);
+        scans.push(await folderScan(daemon, build, texts));
+      }
+    }
     if (options.alternate) await daemon.use('current');
-    process.stderr.write(`  searches during an ingest of ${ingestItems} items\n`);
-    ingest = await searchDuringIngest(daemon, queries, ingestItems);
+    if (ingestItems > 0) {
+      process.stderr.write(`  searches during an ingest of ${ingestItems} items\n`);
+      ingest = await searchDuringIngest(daemon, queries, ingestItems);
+    }
   } finally {
     await daemon.stop();
   }
   process.stderr.write('  the models alone on the same number of items\n');
-  const cap = await modelsCap(ingestItems);
+  const capNotes = createNoteGenerator(SEED + ingestItems + 1);
+  const cap = ingestItems > 0 ? await modelsCap(Array.from({ length: ingestItems }, () => capNotes.note().content)) : { standard: Number.NaN, turbo: Number.NaN };
+  const scanCap = scanFiles > 0 ? await modelsCap(scanTexts(scanFiles)) : null;
   const uptimeAfter = execFileSync('uptime', { encoding: 'utf8' }).trim();
 
   const weights = Object.fromEntries(mix({} as BenchDaemon, createNoteGenerator(1), createNoteGenerator(1), []).map((entry) => [entry.name, entry.share]));
@@ -207,8 +313,11 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   };
   const costTable: Table = {
     title: `daemon CPU per request, each type alone (ms); weighted ${round(weightedMs, 1)} ms -> limit ${limit} req/s on ${cores} cores`,
-    header: ['type', 'share of mix', 'CPU ms'],
-    rows: Object.entries(cost).map(([name, ms]) => [name, weights[name] ?? 0, ms]),
+    header: ['type', 'share of mix', 'CPU ms', 'main thread', 'worker threads (models)', 'LanceDB threads', 'other threads'],
+    rows: Object.entries(cost).map(([name, ms]) => {
+      const split = costThreads[name] ?? {};
+      return [name, weights[name] ?? 0, ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
+    }),
   };
   const ingestTable: Table = {
     title: `search during a bulk ingest of ${ingestItems} standard items; ingest vs the models' own cap`,
@@ -217,11 +326,16 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       ? [
           ['search alone p50 / p95 ms', `${ingest.alone.p50} / ${ingest.alone.p95}`],
           ['search during ingest p50 / p95 ms', `${ingest.during.p50} / ${ingest.during.p95} (${ingest.searches} searches)`],
-          ['ingest items/s (API, standard)', ingest.itemsPerSecond],
+          ['ingest items/s (API, standard): alone / while one client searches', `${ingest.aloneItemsPerSecond} / ${ingest.itemsPerSecond}`],
           ['models alone items/s (standard / turbo)', `${cap.standard} / ${cap.turbo}`],
-          ['ingest / models (standard)', round(ingest.itemsPerSecond / cap.standard, 2)],
+          ['ingest alone / models (standard)', round(ingest.aloneItemsPerSecond / cap.standard, 2)],
         ]
       : [],
+  };
+  const scanTable: Table = {
+    title: `a folder's first scan of ${scanFiles} markdown notes; the models alone on the same texts: ${scanCap?.standard ?? '-'} items/s`,
+    header: ['build', 'seconds', 'files/s', 'share of the models\' cap', 'rows per commit (last 10 s)'],
+    rows: scans.map((run) => [run.build, run.seconds, run.filesPerSecond, scanCap ? round(run.filesPerSecond / scanCap.standard, 2) : '-', run.rowsPerCommit ?? '-']),
   };
   return {
     name: 'load',
@@ -233,21 +347,24 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       uptimeBefore,
       uptimeAfter,
       costAloneMs: cost,
+      costAloneByThreadMs: costThreads,
       weightedCostMs: round(weightedMs, 1),
       limitRequestsPerSecond: limit,
       medians: Object.fromEntries([16, 64].flatMap((clients) => ['current', 'alternate'].map((build) => [`${clients} ${build}`, summary(clients, build)]))),
       runs,
       ingest,
       modelsCap: cap,
+      scans,
+      scanModelsCap: scanCap,
     },
-    tables: [costTable, runTable, ingestTable],
+    tables: [costTable, runTable, scanTable, ingestTable],
     notes: [`uptime before: ${uptimeBefore}`, `uptime after: ${uptimeAfter}`, 'The load generator runs on the same cores as the daemon.'],
   };
 }
 
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
-    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, alternate: { type: 'string' } },
+    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' } },
   });
   finishStandalone(
     await measure(() =>
@@ -255,6 +372,7 @@ if (isMain(import.meta.url)) {
         ...(values.size ? { size: Number(values.size) } : {}),
         ...(values.seconds ? { seconds: Number(values.seconds) } : {}),
         ...(values.ingest ? { ingest: Number(values.ingest) } : {}),
+        ...(values.scan ? { scan: Number(values.scan) } : {}),
         alternate: values.alternate,
       }),
     ),

@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerAuth(app, deps.auth);
   await registerUploads(app, options.maxUploadBytes ?? 10 * 1024 * 1024);
   registerAccounting(app, deps);
-  registerAdmission(app, deps.load.admission, deps.load.timings);
+  registerAdmission(app, deps.load.admission, deps.load.timings, deps.load.pace);
   await app.register(systemRoutes(deps));
   await app.register(memoryRoutes(deps));
   await app.register(searchRoutes(deps));

@@ -47,6 +47,7 @@ import { LocalLeases, StoreLeases } from '../src/core/cluster/leases.js';
 import { WatchCoordinator } from '../src/core/cluster/watch-coordinator.js';
 import type { AppDeps } from './deps.js';
 import { Admission, type Lane, type LaneLimits } from '../src/core/scheduling/admission.js';
+import { BackgroundPace } from '../src/core/scheduling/background-pace.js';
 import { RequestTimings } from '../src/core/scheduling/request-timings.js';
 import { LoadMonitor } from './load-monitor.js';
 
@@ -244,6 +245,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     source: documentSource,
     maxBytes: config['ingest.maxUploadBytes'],
   });
+  const pace = new BackgroundPace();
   const ingest = new IngestService({
     storage,
     memories,
@@ -255,6 +257,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     itemConcurrency: config['ingest.concurrency'],
     files: watchedFiles,
     leases,
+    pace,
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'ingest job failed'),
   });
 
@@ -355,7 +358,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     exporter,
     importer,
     backups,
-    load: { admission, timings, report: () => monitor.report() },
+    load: { admission, timings, pace, report: () => monitor.report() },
     firstKey,
     ownerId: account.id,
     runtime: {

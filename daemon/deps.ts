@@ -21,6 +21,7 @@ import type { BackupService } from '../src/core/export/backup-service.js';
 import type { ExportService } from '../src/core/export/export-service.js';
 import type { ImportService } from '../src/core/export/import-service.js';
 import type { Admission } from '../src/core/scheduling/admission.js';
+import type { BackgroundPace } from '../src/core/scheduling/background-pace.js';
 import type { RequestTimings } from '../src/core/scheduling/request-timings.js';
 import type { LoadReport } from './load-monitor.js';
 
@@ -59,6 +60,8 @@ export interface AppDeps {
   readonly load: {
     readonly admission: Admission;
     readonly timings: RequestTimings;
+    /** The pace of background work, slowed while interactive requests run. */
+    readonly pace: BackgroundPace;
     report(): LoadReport;
   };
   /** Runtime facts for GET /v1/status. */

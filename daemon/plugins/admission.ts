@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Admission, Admitted, Lane } from '../../src/core/scheduling/admission.js';
+import type { BackgroundPace } from '../../src/core/scheduling/background-pace.js';
 import type { RequestTimings } from '../../src/core/scheduling/request-timings.js';
 
 /**
@@ -28,10 +29,17 @@ const LANE_OF: Readonly<Record<string, Lane>> = {
   'POST /v1/admin/backup': 'bulk',
 };
 const NOT_ADMITTED = new Set(['GET /health', 'GET /openapi.json', 'GET /v1/status', 'POST /mcp']);
+/**
+ * Reads that watch background work rather than wait on the daemon: `mem import` and `mem watch add` poll a
+ * job's progress every few hundred ms, which would otherwise hold the job at the yielding pace half the time.
+ */
+const NOT_INTERACTIVE = new Set(['GET /v1/ingest/status/:jobId', 'GET /v1/jobs', 'GET /v1/jobs/:jobId', 'GET /v1/watches']);
 
 declare module 'fastify' {
   interface FastifyRequest {
     admitted?: Admitted;
+    /** Ends the request's claim on the background pace (idempotent). */
+    interactiveEnded?: () => void;
   }
 }
 
@@ -44,18 +52,30 @@ function routeKey(request: FastifyRequest): string {
  * slot of its lane, or gets 429 RATE_LIMITED with Retry-After when the lane's queue is full. Every answered
  * request is timed per route: time queued for the slot, time working after it.
  */
-export function registerAdmission(app: FastifyInstance, admission: Admission, timings: RequestTimings): void {
+export function registerAdmission(app: FastifyInstance, admission: Admission, timings: RequestTimings, pace?: BackgroundPace): void {
   app.addHook('preHandler', async (request, reply) => {
     const key = routeKey(request);
     if (!request.auth || NOT_ADMITTED.has(key)) return;
-    const admitted = await admission.enter(LANE_OF[key] ?? 'read');
+    const lane = LANE_OF[key] ?? 'read';
+    // Every request but bulk ones and progress polls is someone waiting: background work slows down from
+    // its arrival (queued in its lane too) until it has been answered.
+    if (pace && lane !== 'bulk' && !NOT_INTERACTIVE.has(key)) {
+      const ended = pace.interactiveStarted();
+      request.interactiveEnded = ended;
+      if (reply.raw.writableFinished || reply.raw.destroyed) ended();
+      else reply.raw.once('close', ended);
+    }
+    const admitted = await admission.enter(lane);
     request.admitted = admitted;
     // The slot is given back however the exchange ends: answered, failed, or the client gone (even while
     // it waited in the queue: then the response is already closed).
     if (reply.raw.writableFinished || reply.raw.destroyed) admitted.release();
     else reply.raw.once('close', () => admitted.release());
   });
-  const release = (request: FastifyRequest) => request.admitted?.release();
+  const release = (request: FastifyRequest) => {
+    request.admitted?.release();
+    request.interactiveEnded?.();
+  };
   app.addHook('onRequestAbort', async (request) => release(request));
   app.addHook('onResponse', async (request, reply) => {
     release(request);

@@ -80,6 +80,8 @@ export interface MemoryStore {
   findByContentHash(hash: string): Promise<MemoryRecord | null>;
   /** A memory whose metadata has `key` equal to the string `value` (URL and file saves find their memory so). */
   findByMetadata(key: string, value: string): Promise<MemoryRecord | null>;
+  /** findByMetadata for many values in one read (a folder's first scan looks its files up per batch): value -> memory. */
+  findManyByMetadata(key: string, values: readonly string[]): Promise<Map<string, MemoryRecord>>;
   vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]>;
   keywordSearch(text: string, filter: MemoryFilter, k: number): Promise<KeywordHit[]>;
   /** How many passages the account's memories are indexed by. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BuiltinEmbeddingModel } from '../../src/providers/builtin/builtin-embedding-model.js';
 import type { EmbeddingModel, EmbedOptions } from '../../src/providers/spec.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -100,6 +100,37 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
     expect(status.progress).toMatchObject({ total: 100, completed: 100, failed: 0 });
     // And the ingest embedded at background priority.
     expect(embedder.calls.filter((entry) => entry.priority === 'background').reduce((sum, entry) => sum + entry.texts, 0)).toBeGreaterThanOrEqual(100);
+  }, 120_000);
+
+  it('a bulk job slows to a few items at once while an interactive request runs; bulk requests and progress polls do not count', async () => {
+    const pace = t.deps.load.pace;
+    const started = vi.spyOn(pace, 'interactiveStarted');
+    try {
+      // The wiring: a read and a search are interactive (and end when answered); an ingest request is not.
+      expect((await t.request({ method: 'GET', url: '/v1/memories?limit=1' })).statusCode).toBe(200);
+      expect((await t.request({ method: 'POST', url: '/v1/search', payload: { query: 'kites' } })).statusCode).toBe(200);
+      expect(started).toHaveBeenCalledTimes(2);
+      expect(pace.load().interactive).toBe(0);
+
+      const ended = pace.interactiveStarted();
+      const items = Array.from({ length: 40 }, (_, i) => ({ content: `Paced note ${i}: the ferry timetable changes on day ${i % 7}.` }));
+      const accepted = json(await t.request({ method: 'POST', url: '/v1/ingest', payload: { items, turbo: true } }));
+      expect(started).toHaveBeenCalledTimes(3); // the test's own, not the ingest request
+      // By order: items queue behind the pace while the request runs, at most the yielding number at once.
+      await until(() => pace.load().waiting > 0, 'items waiting for the pace');
+      expect(pace.load().running).toBeLessThanOrEqual(4);
+      expect(pace.load().allowed).toBe(4);
+      ended();
+      // Waited on in-process: a status poll over HTTP would itself be an interactive request.
+      await t.deps.ingest.onIdle();
+      const status = json(await t.request({ method: 'GET', url: `/v1/ingest/status/${accepted.jobId}` }));
+      expect(status.progress).toMatchObject({ total: 40, completed: 40, failed: 0 });
+      // Progress polls watch background work: they do not slow it.
+      expect(started).toHaveBeenCalledTimes(3);
+      expect(pace.load()).toMatchObject({ running: 0, waiting: 0 });
+    } finally {
+      started.mockRestore();
+    }
   }, 120_000);
 
   it('a full lane answers 429 RATE_LIMITED with Retry-After at once, while cheap reads still answer', async () => {

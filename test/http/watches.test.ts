@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-app.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -229,6 +229,59 @@ describe('folder watch', () => {
     expect(bWatch.statusCode, bWatch.body).toBe(403);
     expect((bWatch.json() as Json).error).toBe('FORBIDDEN');
     expect(((await asB({ method: 'GET', url: '/v1/watches' })).json() as Json).watches).toEqual([]);
+  });
+
+  it('a first scan looks its files up per batch, keeps the memories files already have, and reports a vanished file', async () => {
+    const many = join(root, 'many');
+    mkdirSync(many);
+    const noteOf = (i: number) => `# Note ${i}\n\nBatch note number ${i} of the large folder.\n`;
+    for (let i = 0; i < 70; i++) writeFileSync(join(many, `n${i}.md`), noteOf(i));
+    const inSpace = async () => {
+      const pages = await Promise.all([0, 100].map((offset) => json({ method: 'GET', url: `/v1/memories?limit=100&offset=${offset}&spaceId=many` })));
+      return new Map(pages.flatMap((page) => page.data as MemoryDto[]).map((memory) => [memory.metadata.sourcePath as string, memory]));
+    };
+    const store = Object.getPrototypeOf(t.deps.storage.memories('any')) as { findManyByMetadata: () => unknown; findByMetadata: () => unknown };
+    const batched = vi.spyOn(store, 'findManyByMetadata');
+    const single = vi.spyOn(store, 'findByMetadata');
+    try {
+      const first = (await json({ method: 'POST', url: '/v1/watches', payload: { path: many, spaceId: 'many' } })) as Json;
+      expect(await scanDone(first.jobId)).toMatchObject({ status: 'completed', progress: { total: 70, completed: 70, failed: 0 } });
+      await t.deps.watches.onIdle();
+      // 70 files: three lookups (batches of 32), none per file.
+      expect(batched).toHaveBeenCalledTimes(3);
+      expect(single).not.toHaveBeenCalled();
+      const before = await inSpace();
+      expect(before.size).toBe(70);
+
+      // Watched again after a change while unwatched: the scan finds the memories the files have.
+      expect((await t.request({ method: 'DELETE', url: `/v1/watches/${first.watch.id}` })).statusCode).toBe(200);
+      writeFileSync(join(many, 'n3.md'), '# Note 3\n\nRewritten while nobody watched.\n');
+      writeFileSync(join(many, 'n70.md'), noteOf(70));
+      batched.mockClear();
+      const second = (await json({ method: 'POST', url: '/v1/watches', payload: { path: many, spaceId: 'many' } })) as Json;
+      expect(await scanDone(second.jobId)).toMatchObject({ status: 'completed', progress: { total: 71, completed: 71, failed: 0 } });
+      expect(batched).toHaveBeenCalledTimes(3);
+      const after = await inSpace();
+      expect(after.size).toBe(71);
+      for (const [path, memory] of before) expect(after.get(path)?.id, path).toBe(memory.id);
+      expect(after.get(join(many, 'n3.md'))?.content).toContain('Rewritten');
+      expect(after.get(join(many, 'n5.md'))).toEqual(before.get(join(many, 'n5.md')));
+      expect((await t.request({ method: 'DELETE', url: `/v1/watches/${second.watch.id}` })).statusCode).toBe(200);
+
+      // A file gone between the listing and its batch fails alone; the others of its batch are saved.
+      const record = (await t.deps.storage.watches.all()).find((watch) => watch.id === watchId);
+      if (!record) throw new Error('the notes watch is gone');
+      const job = await t.deps.ingest.submit(record.accountId, [
+        { file: { path: join(notes, 'sub', 'charlie.md'), watchId } },
+        { file: { path: join(notes, 'vanished.md'), watchId } },
+      ], {});
+      const status = await scanDone(job.id);
+      expect(status).toMatchObject({ status: 'completed', progress: { total: 2, completed: 1, failed: 1 } });
+      expect(status.errors).toEqual([{ index: 1, error: expect.stringContaining('vanished.md is gone') }]);
+    } finally {
+      batched.mockRestore();
+      single.mockRestore();
+    }
   });
 
   it('watches restart with the daemon and catch up with what changed meanwhile', async () => {

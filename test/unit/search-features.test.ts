@@ -74,6 +74,43 @@ describe('term statistics', () => {
     cache.changed('acc');
     expect((await cache.get(store)).documentFrequency('delta')).toBe(1);
   });
+
+  it('are checked at most once a second above a tiny account, and concurrent searches share one recount', async () => {
+    const texts = Array.from({ length: 600 }, (_, i) => `note ${i}`);
+    let scans = 0;
+    let counts = 0;
+    const store = {
+      accountId: 'acc',
+      passageCount: async () => {
+        counts += 1;
+        return texts.length;
+      },
+      scanPassages: async (visit: (text: string) => void) => {
+        scans += 1;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        for (const text of texts) visit(text);
+        return texts.length;
+      },
+    } as unknown as MemoryStore;
+    let now = 0;
+    const cache = new TermStatsCache(() => now);
+    await cache.get(store);
+    texts.push('epsilon');
+    cache.changed('acc');
+    // Within the second: the statistics stand, neither counted nor scanned again.
+    now = 500;
+    expect((await cache.get(store)).documentFrequency('epsilon')).toBe(0);
+    expect([scans, counts]).toEqual([1, 0]);
+    // Past it: eight concurrent searches, one count and one scan.
+    now = 1_600;
+    const all = await Promise.all(Array.from({ length: 8 }, () => cache.get(store)));
+    expect(all.every((stats) => stats.documentFrequency('epsilon') === 1)).toBe(true);
+    expect([scans, counts]).toEqual([2, 0]);
+    // Nothing written through this daemon: a count query, no scan.
+    now = 2_700;
+    await cache.get(store);
+    expect([scans, counts]).toEqual([2, 1]);
+  });
 });
 
 describe('candidate features', () => {

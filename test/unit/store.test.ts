@@ -134,6 +134,22 @@ describe('LanceDB memory store', () => {
     expect((await store.vectorSearch(vec(1, 0, 1, 0), {}, 100)).length).toBe(40);
   });
 
+  it('finds memories by a metadata value, many values in one read, quotes escaped, other accounts never', async () => {
+    const store = storage.memories('usr_meta');
+    const paths = ["/notes/don't.md", '/notes/100%_done.md', '/notes/plain.md', '/notes/a"quote.md'];
+    const saved = paths.map((path) => memory({ metadata: { sourcePath: path } }));
+    for (const record of saved) await store.insert(record, [{ seq: 0, text: 'x', vector: vec(1, 0, 0, 1) }]);
+    // The value inside another field's text is not a match; another account's memory is not seen.
+    await store.insert(memory({ metadata: { note: '"sourcePath":"/notes/plain.md"' } }), []);
+    await storage.memories('usr_meta_other').insert(memory({ metadata: { sourcePath: '/notes/other.md' } }), []);
+    const found = await store.findManyByMetadata('sourcePath', [...paths, '/notes/missing.md', '/notes/other.md', "x' OR 1=1 --"]);
+    expect([...found.keys()].sort()).toEqual([...paths].sort());
+    paths.forEach((path, i) => expect(found.get(path)?.id).toBe(saved[i]?.id));
+    expect(await store.findManyByMetadata('sourcePath', [])).toEqual(new Map());
+    expect((await store.findByMetadata('sourcePath', "/notes/don't.md"))?.id).toBe(saved[0]?.id);
+    expect(await store.findByMetadata('sourcePath', '/notes/other.md')).toBeNull();
+  });
+
   it('maintenance compacts and keeps every row readable', async () => {
     const before = await storage.totalMemories();
     const report = await storage.maintain();

@@ -21,6 +21,8 @@ export interface DocumentSaveInput {
   readonly spaceId?: string | undefined;
   readonly turbo?: boolean | undefined;
   readonly id?: string | undefined;
+  /** The source's memory when the caller looked it up already (null: it has none); undefined: looked up here. */
+  readonly existing?: MemoryRecord | null | undefined;
 }
 
 /** Cuts extracted text to the content limit at a paragraph or word boundary (pages and PDFs can be long). */
@@ -53,7 +55,7 @@ export class DocumentSaves {
       [input.source.field]: input.source.value,
     };
     const title = input.title ?? input.document.title ?? undefined;
-    const existing = await this.storage.memories(tenant).findByMetadata(input.source.field, input.source.value);
+    const existing = input.existing !== undefined ? input.existing : await this.storage.memories(tenant).findByMetadata(input.source.field, input.source.value);
     if (existing) {
       if (existing.contentHash === contentHash(content)) return { memory: existing, outcome: 'unchanged' };
       const memory = await this.memories.update(tenant, existing.id, {

@@ -1,5 +1,6 @@
 import { MemError } from '../../errors.js';
 import { JobQueue } from '../../jobs/job-queue.js';
+import type { BackgroundPace } from '../scheduling/background-pace.js';
 import { inBackground } from '../scheduling/priority.js';
 import type { PlanTable } from '../accounts/plans.js';
 import { accountOfTenant } from '../accounts/tenancy.js';
@@ -9,7 +10,7 @@ import type { JobItemResult, Storage } from '../ports.js';
 import type { Account, JobRecord } from '../types.js';
 import type { Leases } from '../cluster/leases.js';
 import type { DocumentSaves } from './document-saves.js';
-import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
+import type { DocumentSource, IngestItem, WatchedFileRef, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
 
 /**
  * Items in flight across all jobs. Text items cost little memory, and many in flight let the embedder
@@ -19,6 +20,13 @@ import type { DocumentSource, IngestItem, WatchedFileSaver, WebhookAttempt, Webh
 const DEFAULT_ITEM_CONCURRENCY = 64;
 /** URL fetches and file reads at once (each may hold a body of up to `ingest.maxFetchBytes`). */
 const FETCH_CONCURRENCY = 8;
+/**
+ * A first scan's files go in batches (WatchedFileSaver.saveFiles: one lookup query per batch, the saves
+ * together), two batches at once: about as many files in flight as text items, with the next batch's
+ * lookup and reads overlapping the last one's saves.
+ */
+const FILE_BATCH = 32;
+const FILE_BATCHES_AT_ONCE = 2;
 /** Job counters are written at most this often while a job runs (status reads live progress meanwhile). */
 const PROGRESS_WRITE_MS = 500;
 
@@ -70,6 +78,8 @@ export interface IngestServiceDeps {
   readonly files?: WatchedFileSaver;
   /** Several daemons on one store: a job runs on the daemon that holds its lease (one at a time). */
   readonly leases?: Leases;
+  /** Slows items down while interactive requests run (without it, items run at the queues' limits). */
+  readonly pace?: BackgroundPace;
   readonly now?: () => number;
   readonly onError?: (error: unknown, context: Record<string, unknown>) => void;
 }
@@ -91,6 +101,7 @@ interface Running {
 export class IngestService {
   private readonly items: JobQueue;
   private readonly fetches: JobQueue;
+  private readonly fileBatches: JobQueue;
   private readonly controller = new AbortController();
   private readonly waiting: JobRecord[] = [];
   private readonly runningPerAccount = new Map<string, number>();
@@ -103,6 +114,7 @@ export class IngestService {
     const concurrency = deps.itemConcurrency ?? DEFAULT_ITEM_CONCURRENCY;
     this.items = new JobQueue(concurrency);
     this.fetches = new JobQueue(Math.min(concurrency, FETCH_CONCURRENCY));
+    this.fileBatches = new JobQueue(FILE_BATCHES_AT_ONCE);
     this.now = deps.now ?? Date.now;
   }
 
@@ -207,6 +219,7 @@ export class IngestService {
     await Promise.allSettled([...this.finished]);
     await this.items.close();
     await this.fetches.close();
+    await this.fileBatches.close();
   }
 
   private enqueue(job: JobRecord): void {
@@ -276,8 +289,10 @@ export class IngestService {
       // up once, together. A fresh job's ids were allocated at acceptance and nothing can be stored under
       // them yet (a lookup per item scanned the growing table: 10k turbo items went at 17 items/s).
       const stored = initial.startedAt !== null ? await this.storedIds(initial.accountId, remaining.map((index) => payload.ids[index] as string)) : new Set<string>();
-      await Promise.all(
-        remaining.map((index) =>
+      const isFile = (index: number) => payload.items[index]?.file !== undefined && this.deps.files !== undefined && !stored.has(payload.ids[index] as string);
+      await Promise.all([
+        ...fileBatches(remaining.filter(isFile)).map((batch) => this.fileBatches.run(() => inBackground(() => this.saveFileBatch(state, batch, signal)))),
+        ...remaining.filter((index) => !isFile(index)).map((index) =>
           // Background inside the task: the shared item queue may start it from any caller's context.
           this.items.run(() => inBackground(async () => {
             if (signal.aborted) return;
@@ -290,7 +305,7 @@ export class IngestService {
             await this.record(state, result);
           })),
         ),
-      );
+      ]);
       if (signal.aborted) {
         // On a shutdown the progress is saved for the next run; a lost lease leaves the job to its new holder.
         if (this.controller.signal.aborted) await this.deps.storage.jobs.put(state.job);
@@ -303,6 +318,39 @@ export class IngestService {
       this.running.delete(initial.id);
     }
     if (payload.options.webhook && !payload.delivery?.delivered) await this.notify(state.job, payload);
+  }
+
+  /**
+   * Runs an item's save when the pace allows (interactive requests first). Only the save: a URL's fetch
+   * waits on the network, and holding a slot through it would leave none for the job's other items.
+   */
+  private async paced<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.deps.pace?.acquire();
+    try {
+      return await work();
+    } finally {
+      release?.();
+    }
+  }
+
+  /** A batch of a first scan's file items (WatchedFileSaver.saveFiles), each recorded as it settles. */
+  private async saveFileBatch(state: Running, indices: readonly number[], signal: AbortSignal): Promise<void> {
+    if (signal.aborted || !this.deps.files) return;
+    const { payload } = state;
+    const files = indices.map((index) => ({ file: payload.items[index]?.file as WatchedFileRef, id: payload.ids[index] as string }));
+    const pace = this.deps.pace;
+    const settled = await this.deps.files.saveFiles(state.job.accountId, files, pace ? () => pace.acquire() : undefined);
+    await Promise.all(
+      settled.map((outcome, at) => {
+        const index = indices[at] as number;
+        if (outcome.status === 'rejected' && signal.aborted) return undefined; // a shutdown is not the item's failure
+        const result: ItemResult =
+          outcome.status === 'fulfilled'
+            ? { index, success: true, documentId: outcome.value }
+            : { index, success: false, error: outcome.reason instanceof MemError ? `${outcome.reason.code}: ${outcome.reason.message}` : String(outcome.reason) };
+        return this.record(state, result);
+      }),
+    );
   }
 
   private async record(state: Running, result: ItemResult): Promise<void> {
@@ -357,10 +405,10 @@ export class IngestService {
         if (!this.deps.files) throw new MemError('VALIDATION_ERROR', 'File items need the folder watcher.');
         const files = this.deps.files;
         const file = item.file;
-        return { index, success: true, documentId: await this.fetches.run(() => files.saveFile(tenant, file, id)) };
+        return { index, success: true, documentId: await this.fetches.run(() => this.paced(() => files.saveFile(tenant, file, id))) };
       }
       if (hasText(item.content)) {
-        const memory = await this.deps.memories.save(tenant, {
+        const memory = await this.paced(() => this.deps.memories.save(tenant, {
           content: item.content as string,
           title: item.title,
           tags: item.tags,
@@ -371,12 +419,12 @@ export class IngestService {
           turbo: options.turbo,
           id,
           createdAt: item.createdAt,
-        });
+        }));
         return { index, success: true, documentId: memory.id };
       }
       const url = (item.url as string).trim();
       const document = await this.fetches.run(() => this.deps.source.fromUrl(url, this.controller.signal));
-      const { memory } = await this.deps.documents.save(tenant, {
+      const { memory } = await this.paced(() => this.deps.documents.save(tenant, {
         document,
         source: { field: 'sourceUrl', value: url },
         title: item.title,
@@ -385,7 +433,7 @@ export class IngestService {
         spaceId: item.spaceId,
         turbo: options.turbo,
         id,
-      });
+      }));
       return { index, success: true, documentId: memory.id };
     } catch (error) {
       return { index, success: false, error: error instanceof MemError ? `${error.code}: ${error.message}` : String(error) };
@@ -439,6 +487,12 @@ export class IngestService {
 /** Ids sort by time: an item dated in the past gets an id of its date. */
 function memoryIdFor(item: IngestItem, now: number): string {
   return newId('memory', item.createdAt !== undefined ? Math.max(0, Math.floor(item.createdAt)) : now);
+}
+
+function fileBatches(indices: readonly number[]): number[][] {
+  const batches: number[][] = [];
+  for (let i = 0; i < indices.length; i += FILE_BATCH) batches.push(indices.slice(i, i + FILE_BATCH));
+  return batches;
 }
 
 function hasText(value: string | undefined): boolean {

@@ -73,4 +73,11 @@ export interface WatchedFileRef {
 /** Saves the file of a `file` item (core/watch/watched-files.ts); resolves with the memory id. */
 export interface WatchedFileSaver {
   saveFile(tenant: string, file: WatchedFileRef, id: string): Promise<string>;
+  /** Many files at once (a first scan's batch): settles per file, in order, with the memory id. */
+  saveFiles(
+    tenant: string,
+    files: readonly { readonly file: WatchedFileRef; readonly id: string }[],
+    /** Awaited before each file's save; its result is called when the save is done (the background pace). */
+    gate?: () => Promise<() => void>,
+  ): Promise<PromiseSettledResult<string>[]>;
 }

@@ -39,6 +39,14 @@ const MIN_IDF = 0.05;
 
 /** Below this many passages the statistics are recounted as soon as the count changes (it takes ~ms). */
 const SMALL_CORPUS = 5_000;
+/**
+ * Up to SMALL_CORPUS a recount is one scan of every passage's text, and under steady saves every hybrid
+ * search found the count changed and paid it (plus a count query per search): above this many passages the
+ * statistics are checked at most every SMALL_RECHECK_MS instead, where a few saves move the frequencies little.
+ * Tiny collections, whose frequencies one save does move, are still exact after every write.
+ */
+const TINY_CORPUS = 500;
+const SMALL_RECHECK_MS = 1_000;
 /** A large account's statistics are checked for change at most this often, and recounted in the background. */
 const RECHECK_MS = 30_000;
 
@@ -46,6 +54,8 @@ interface Entry {
   stats: TermStats;
   checkedAt: number;
   rebuilding: Promise<void> | null;
+  /** A small account's check and recount in flight: concurrent searches share it rather than each scanning. */
+  checking: Promise<TermStats> | null;
   /** A write through this daemon since the last count (a changed memory keeps its number of passages). */
   dirty: boolean;
 }
@@ -66,15 +76,26 @@ export class TermStatsCache {
     const entry = this.entries.get(store.accountId);
     if (!entry) {
       const stats = await count(store);
-      this.entries.set(store.accountId, { stats, checkedAt: this.now(), rebuilding: null, dirty: false });
+      this.entries.set(store.accountId, { stats, checkedAt: this.now(), rebuilding: null, checking: null, dirty: false });
       return stats;
     }
     if (entry.stats.passages < SMALL_CORPUS) {
-      const changed = entry.dirty || (await store.passageCount()) !== entry.stats.passages;
-      entry.dirty = false;
-      if (changed) entry.stats = await count(store);
-      entry.checkedAt = this.now();
-      return entry.stats;
+      // A write noted while a check runs is not in it: the search that follows the write waits for a new one.
+      while (entry.checking) {
+        const stats = await entry.checking;
+        if (!entry.dirty) return stats;
+      }
+      if (entry.stats.passages >= TINY_CORPUS && this.now() - entry.checkedAt < SMALL_RECHECK_MS) return entry.stats;
+      entry.checking = (async () => {
+        const changed = entry.dirty || (await store.passageCount()) !== entry.stats.passages;
+        entry.dirty = false;
+        if (changed) entry.stats = await count(store);
+        entry.checkedAt = this.now();
+        return entry.stats;
+      })().finally(() => {
+        entry.checking = null;
+      });
+      return entry.checking;
     }
     if (!entry.rebuilding && this.now() - entry.checkedAt >= RECHECK_MS) {
       entry.checkedAt = this.now();

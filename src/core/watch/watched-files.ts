@@ -1,6 +1,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { MemError } from '../../errors.js';
+import { JobQueue } from '../../jobs/job-queue.js';
 import { fitContent, type DocumentSaves, type SaveOutcome } from '../ingest/document-saves.js';
 import type { DocumentSource, ExtractedDocument, WatchedFileRef, WatchedFileSaver } from '../ingest/types.js';
 import { contentHash, type MemoryService } from '../memory-service.js';
@@ -38,6 +39,8 @@ export type SavedListener = (watch: WatchRecord, path: string, memoryId: string)
  */
 export class WatchedFiles implements WatchedFileSaver {
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Per batch of saveFiles: the paths some other task handled since the batch looked its files up. */
+  private readonly observers = new Set<Set<string>>();
   private listener: SavedListener | null = null;
 
   constructor(private readonly deps: WatchedFilesDeps) {}
@@ -51,7 +54,9 @@ export class WatchedFiles implements WatchedFileSaver {
     const key = `${tenant}\n${path}`;
     const previous = this.locks.get(key) ?? Promise.resolve();
     const next = previous.then(task, task);
-    const settled = next.catch(() => undefined);
+    const settled = next.catch(() => undefined).then(() => {
+      for (const touched of this.observers) touched.add(key);
+    });
     this.locks.set(key, settled);
     void settled.then(() => {
       if (this.locks.get(key) === settled) this.locks.delete(key);
@@ -82,9 +87,13 @@ export class WatchedFiles implements WatchedFileSaver {
     };
   }
 
-  /** Creates or updates the file's memory (nothing when its text is unchanged). */
-  async store(watch: WatchRecord, file: PreparedFile, id?: string): Promise<{ memory: MemoryRecord; outcome: SaveOutcome }> {
+  /**
+   * Creates or updates the file's memory (nothing when its text is unchanged). `existing`: the path's memory
+   * when the caller looked it up already (null: none).
+   */
+  async store(watch: WatchRecord, file: PreparedFile, id?: string, existing?: MemoryRecord | null): Promise<{ memory: MemoryRecord; outcome: SaveOutcome }> {
     const saved = await this.deps.documents.save(watch.accountId, {
+      existing,
       document: file.document,
       source: { field: 'sourcePath', value: file.path },
       tags: watch.tags.length > 0 ? watch.tags : undefined,
@@ -130,10 +139,62 @@ export class WatchedFiles implements WatchedFileSaver {
     });
   }
 
+  /**
+   * Items of a first-scan ingest job, as a batch: the watch is read once and the files' memories are looked
+   * up in one query, not one scan of the memories per file (a first scan of 2,000 notes ran at ~1.5 files/s
+   * so); the saves then run together, so the embedder batches their texts and the table writer commits their
+   * rows together. A file some other task (the watcher) handled after the lookup is looked up again.
+   * Settles per file, in order: the memory id, or why the file failed.
+   */
+  async saveFiles(
+    tenant: string,
+    files: readonly { readonly file: WatchedFileRef; readonly id: string }[],
+    gate?: () => Promise<() => void>,
+  ): Promise<PromiseSettledResult<string>[]> {
+    const touched = new Set<string>();
+    this.observers.add(touched);
+    try {
+      const watches = new Map<string, Promise<WatchRecord | null>>();
+      const watchOf = (watchId: string) => {
+        let watch = watches.get(watchId);
+        if (!watch) watches.set(watchId, (watch = this.deps.storage.watches.get(tenant, watchId)));
+        return watch;
+      };
+      const known = await this.deps.storage.memories(tenant).findManyByMetadata('sourcePath', files.map(({ file }) => file.path));
+      const reads = new JobQueue(READS_AT_ONCE);
+      try {
+        return await Promise.allSettled(
+          files.map(async ({ file, id }) => {
+            const watch = await watchOf(file.watchId);
+            if (!watch) throw new MemError('NOT_FOUND', 'The watch of this file was removed.', { details: { watchId: file.watchId } });
+            const release = await gate?.();
+            try {
+              return await this.serial(tenant, file.path, async () => {
+                const prepared = await reads.run(() => this.read(file.path));
+                if (!prepared) throw new MemError('VALIDATION_ERROR', `${file.path} is gone or over the size limit.`);
+                const existing = touched.has(`${tenant}\n${file.path}`) ? undefined : (known.get(file.path) ?? null);
+                return (await this.store(watch, prepared, id, existing)).memory.id;
+              });
+            } finally {
+              release?.();
+            }
+          }),
+        );
+      } finally {
+        await reads.close();
+      }
+    } finally {
+      this.observers.delete(touched);
+    }
+  }
+
   private fileMetadata(watch: WatchRecord, file: PreparedFile): Record<string, unknown> {
     return { watchId: watch.id, filename: basename(file.path), fileModifiedAt: file.modifiedAt };
   }
 }
+
+/** Files of a batch read at once (each may be up to ingest.maxUploadBytes). */
+const READS_AT_ONCE = 8;
 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;

@@ -157,6 +157,8 @@ const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
 const MIB = 1024n * 1024n;
 
 const DEFAULT_MAINTAIN_EVERY_WRITES = 50;
+/** Values per metadata lookup query: one scan of the memories for a batch of files, not one per file. */
+const METADATA_LOOKUP_BATCH = 100;
 /**
  * Background passes rest this many times as long as the last one took, so maintenance takes at most about
  * a tenth of the machine. A pass costs what the tables hold (it rewrites the scalar indexes of the rows it
@@ -399,18 +401,30 @@ class LanceMemoryStore implements MemoryStore {
   }
 
   async findByMetadata(key: string, value: string): Promise<MemoryRecord | null> {
+    return (await this.findManyByMetadata(key, [value])).get(value) ?? null;
+  }
+
+  async findManyByMetadata(key: string, values: readonly string[]): Promise<Map<string, MemoryRecord>> {
+    const found = new Map<string, MemoryRecord>();
+    const wanted = new Set(values);
     // Metadata is stored as compact JSON: the pair appears verbatim in the text, then the parsed value decides.
-    const needle = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
-    const rows = await this.tables.memories.table
-      .query()
-      .where(and(eq('account_id', this.accountId), contains('metadata', needle)))
-      .limit(50)
-      .toArray();
-    for (const row of rows) {
-      const memory = rowToMemory(row as Row);
-      if (memory.metadata[key] === value) return memory;
+    const needle = (value: string) => `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    const unique = [...wanted];
+    for (let i = 0; i < unique.length; i += METADATA_LOOKUP_BATCH) {
+      const part = unique.slice(i, i + METADATA_LOOKUP_BATCH);
+      const rows = await this.tables.memories.table
+        .query()
+        .where(and(eq('account_id', this.accountId), or(...part.map((value) => contains('metadata', needle(value))))))
+        // A needle can also occur inside another field's text: room for a few such rows per value.
+        .limit(50 * part.length)
+        .toArray();
+      for (const row of rows) {
+        const memory = rowToMemory(row as Row);
+        const value = memory.metadata[key];
+        if (typeof value === 'string' && wanted.has(value) && !found.has(value)) found.set(value, memory);
+      }
     }
-    return null;
+    return found;
   }
 
   async replace(memory: MemoryRecord, chunks?: readonly ChunkInput[]): Promise<void> {

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BackgroundPace } from '../../src/core/scheduling/background-pace.js';
+
+/** Background items that record when they started (in order), held until released by the test. */
+function items(pace: BackgroundPace, count: number) {
+  const started: number[] = [];
+  const releases: (() => void)[] = [];
+  for (let i = 0; i < count; i++) {
+    void pace.acquire().then((release) => {
+      started.push(i);
+      releases.push(release);
+    });
+  }
+  return { started, releases };
+}
+
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+};
+
+describe('background pace', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs background items at full pace while nothing interactive runs', async () => {
+    const pace = new BackgroundPace({ full: 8, yielding: 2, quietMs: 100, now: () => 0 });
+    const { started } = items(pace, 10);
+    await flush();
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(pace.load()).toEqual({ interactive: 0, running: 8, waiting: 2, allowed: 8 });
+  });
+
+  it('lets only a few background items start while interactive requests run and shortly after, then all of them', async () => {
+    vi.useFakeTimers();
+    const pace = new BackgroundPace({ full: 8, yielding: 2, quietMs: 100, now: () => Date.now() });
+    const ended = pace.interactiveStarted();
+    const { started, releases } = items(pace, 6);
+    await flush();
+    expect(started).toEqual([0, 1]);
+    // A finished item hands its slot to the next one, in order; the count stays at the yielding pace.
+    releases[0]?.();
+    await flush();
+    expect(started).toEqual([0, 1, 2]);
+    expect(pace.load()).toMatchObject({ interactive: 1, running: 2, waiting: 3, allowed: 2 });
+    ended();
+    ended(); // idempotent
+    vi.advanceTimersByTime(50);
+    await flush();
+    expect(started).toEqual([0, 1, 2]);
+    // Another request within the quiet period keeps the pace down.
+    const again = pace.interactiveStarted();
+    vi.advanceTimersByTime(200);
+    await flush();
+    expect(started).toEqual([0, 1, 2]);
+    again();
+    vi.advanceTimersByTime(101);
+    await flush();
+    expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(pace.load()).toMatchObject({ interactive: 0, running: 5, waiting: 0, allowed: 8 });
+  });
+
+  it('items that arrive in the quiet period after the last request run at full pace once it has passed', async () => {
+    vi.useFakeTimers();
+    const pace = new BackgroundPace({ full: 8, yielding: 2, quietMs: 100, now: () => Date.now() });
+    pace.interactiveStarted()();
+    const { started } = items(pace, 5);
+    await flush();
+    expect(started).toEqual([0, 1]);
+    vi.advanceTimersByTime(101);
+    await flush();
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('a released slot is released once', async () => {
+    const pace = new BackgroundPace({ full: 1, yielding: 1, quietMs: 0, now: () => 0 });
+    const first = await pace.acquire();
+    first();
+    first();
+    const second = await pace.acquire();
+    expect(pace.load().running).toBe(1);
+    const { started } = items(pace, 1);
+    await flush();
+    expect(started).toEqual([]);
+    second();
+    await flush();
+    expect(started).toEqual([0]);
+  });
+});
