@@ -161,8 +161,8 @@ describe('a save repeated after a crash', () => {
     });
     closers.push(() => ingest.close());
     await ingest.resume();
-    // Polled: onIdle() right after resume() spins on microtasks while the job waits for its account's read.
-    await waitUntil(async () => (await first().jobs.get(ACCOUNT, jobId))?.status === 'completed', 20_000);
+    // Right after resume() the job still waits for its account's read: onIdle() must let that read happen.
+    await ingest.onIdle();
     expect(await first().jobs.get(ACCOUNT, jobId)).toMatchObject({ status: 'completed', completed: 2, failed: 0 });
     const passages = await passagesOf(orphan);
     expect(passages).toHaveLength(expected);

@@ -208,7 +208,12 @@ export class IngestService {
 
   /** Resolves when no job is waiting or running (tests and benchmarks wait on it). */
   async onIdle(): Promise<void> {
-    while (this.waiting.length > 0 || this.finished.size > 0) await Promise.all([...this.finished]);
+    while (this.waiting.length > 0 || this.finished.size > 0) {
+      // Jobs waiting and none running: pump() is reading their accounts from the store. Awaiting nothing would
+      // loop on microtasks and starve that read (the event loop never turns); wait for a timer turn instead.
+      if (this.finished.size === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      else await Promise.all([...this.finished]);
+    }
   }
 
   /** Stops taking items; running jobs stop between items and resume at the next start. */
