@@ -20,5 +20,5 @@ export const FITTED_MODEL: SearchModel = {
     replyCoverage: 0.1655,
     replySimilarityGap: 3.9639,
   },
-  calibration: { scale: 0, gap: 0.8452, rank: -0.4525, offset: 2.5676, features: { coverage: 0.7048, allTerms: 3.3713, noWords: -4.7825, meaningOnly: 27.6834 } },
+  calibration: { scale: 0, gap: 0.8477, rank: -0.4496, offset: 2.5661, features: { coverage: 0.7072, allTerms: 3.3679, noWords: -4.216, meaningOnly: 17.0752, meaningSimilarity: 10.8242 } },
 };

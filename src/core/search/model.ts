@@ -33,8 +33,10 @@ export interface Calibration {
 }
 
 /**
- * What the calibration sees of a memory besides its ranking value: whether it holds the query's words, and how
- * far it stands out in meaning when it holds none of them. The ranking value is fitted on pairs of the same
+ * What the calibration sees of a memory besides its ranking value: whether it holds the query's words, and,
+ * when it holds none of them, how close it is in meaning and how far it stands out from the query's pack (the
+ * similarity separates a paraphrase from a made-up word within one collection; the lift keeps the scale across
+ * collections whose similarity levels differ). The ranking value is fitted on pairs of the same
  * query, so it says which memory is better, not whether either answers at all: a memory that holds a third
  * of a query's words and one that holds none but stands out in meaning (a paraphrase) can have the same
  * value and very different chances.
@@ -44,6 +46,7 @@ export const CALIBRATION_INPUTS = {
   allTerms: (features: Features) => features.allTerms,
   noWords: (features: Features) => (features.coverage === 0 ? 1 : 0),
   meaningOnly: (features: Features) => (features.coverage === 0 ? features.similarityLift : 0),
+  meaningSimilarity: (features: Features) => (features.coverage === 0 ? features.similarity : 0),
 } as const;
 export type CalibrationInput = keyof typeof CALIBRATION_INPUTS;
 export const CALIBRATION_INPUT_NAMES = Object.keys(CALIBRATION_INPUTS) as CalibrationInput[];
