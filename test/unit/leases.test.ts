@@ -74,6 +74,34 @@ describe('leases in the store', () => {
     leases.close();
   });
 
+  it('confirm(): at once while the last renewal is recent; after a stall it renews first, and says false once the lease is gone', async () => {
+    let clock = 1_000_000;
+    const calls: number[] = [];
+    let taken = false;
+    const store: LeaseStore = {
+      tryAcquire: async (_name, _holder, _until, now) => {
+        calls.push(now);
+        return !taken;
+      },
+      holderOf: async () => null,
+    };
+    // A minute's lease: the renewal timer does not fire during the test, as in a daemon whose event loop stalled.
+    const leases = new StoreLeases({ store, leaseMs: 60_000, now: () => clock });
+    const claim = await leases.claim('stalled');
+    expect(calls).toHaveLength(1);
+    clock += 30_000; // half the lease: certainly still held, no store call
+    expect(await claim?.confirm()).toBe(true);
+    expect(calls).toHaveLength(1);
+    clock += 15_000; // less than a third left: renewed before the answer
+    expect(await claim?.confirm()).toBe(true);
+    expect(calls).toEqual([1_000_000, 1_045_000]);
+    clock += 45_000; // renewed at 1_045_000, so again less than a third left; meanwhile another daemon took it
+    taken = true;
+    expect(await claim?.confirm()).toBe(false);
+    expect(claim?.signal.aborted).toBe(true);
+    leases.close();
+  });
+
   it('a store error during renewal stops the work once the lease may have expired', async () => {
     let calls = 0;
     const failing: LeaseStore = {

@@ -14,6 +14,13 @@ export interface LeaseStore {
 /** Work this daemon holds a lease on; `signal` aborts when a renewal fails (another daemon took it over). */
 export interface Claim {
   readonly signal: AbortSignal;
+  /**
+   * Whether the lease is certainly still this daemon's, to ask before a write that another holder must not
+   * repeat: true at once while the last renewal is recent; otherwise it renews first and answers after, false
+   * once the lease is lost. A daemon whose event loop stalled past its renewals (a loaded host) would
+   * otherwise go on writing while the daemon that took the lease over does the same work again.
+   */
+  confirm(): Promise<boolean>;
   /** Stops renewing. The lease is left to expire, so a daemon that takes it over later reads settled data. */
   stop(): void;
 }
@@ -28,7 +35,7 @@ export interface Leases {
 /** One daemon on its own data: every claim succeeds and is never lost. */
 export class LocalLeases implements Leases {
   async claim(): Promise<Claim> {
-    return { signal: new AbortController().signal, stop: () => undefined };
+    return { signal: new AbortController().signal, confirm: async () => true, stop: () => undefined };
   }
 
   async heldElsewhere(): Promise<boolean> {
@@ -62,13 +69,17 @@ export class StoreLeases implements Leases {
     const acquiredAt = this.now();
     if (!(await store.tryAcquire(name, this.holder, acquiredAt + leaseMs, acquiredAt))) return null;
     const controller = new AbortController();
+    // Until when the lease is this daemon's for certain: counted from when the last successful renewal
+    // was sent, not from when its answer came back.
     let validUntil = acquiredAt + leaseMs;
-    let renewing = false;
-    const timer = setInterval(() => {
-      if (renewing) return;
-      renewing = true;
+    // Another daemon may take the lease only once it has expired by its own clock: a write is confirmed
+    // while a third of the lease is left, the margin for the write itself and for clocks that differ.
+    const margin = Math.floor(leaseMs / 3);
+    let renewing: Promise<void> | null = null;
+    const renew = (): Promise<void> => {
+      if (renewing) return renewing;
       const at = this.now();
-      store
+      renewing = store
         .tryAcquire(name, this.holder, at + leaseMs, at)
         .then((held) => {
           if (held) validUntil = at + leaseMs;
@@ -79,8 +90,10 @@ export class StoreLeases implements Leases {
           // A store out of reach: the lease may expire meanwhile, and then the work must stop.
           if (this.now() >= validUntil) lose();
         })
-        .finally(() => (renewing = false));
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+        .finally(() => (renewing = null));
+      return renewing;
+    };
+    const timer = setInterval(() => void renew(), Math.max(100, Math.floor(leaseMs / 3)));
     timer.unref();
     this.timers.add(timer);
     const stop = () => {
@@ -91,7 +104,19 @@ export class StoreLeases implements Leases {
       stop();
       controller.abort(new Error(`lease ${name} was lost`));
     };
-    return { signal: controller.signal, stop };
+    const confirm = async (): Promise<boolean> => {
+      // Ends: each round either renews (then the lease is valid) or fails, and a failure past the lease's
+      // end loses it; a store out of reach is retried after a short pause.
+      while (!controller.signal.aborted) {
+        if (this.now() < validUntil - margin) return true;
+        await renew();
+        if (controller.signal.aborted) break;
+        if (this.now() < validUntil - margin) return true;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100, margin)));
+      }
+      return false;
+    };
+    return { signal: controller.signal, confirm, stop };
   }
 
   async heldElsewhere(name: string): Promise<boolean> {
