@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { HOT_COMMANDS } from '../../src/cli/hot-command-index.js';
 import { createProgram } from '../../src/cli/program.js';
 import { createRootCommand } from '../../src/cli/program-root.js';
-import { commandWord, programFor } from '../../src/cli/run-program.js';
+import { commandWord } from '../../src/cli/command-word.js';
+import { programFor } from '../../src/cli/program-for.js';
 
 /**
- * The commands scripts run in loops get a program with their own group of commands only (run-program.ts):
+ * The commands scripts run in loops get a program with their own group of commands only (program-for.ts):
  * each must be the same command, with the same options and help, as in the whole program.
  */
 function helpOf(command: Command): string {
