@@ -181,11 +181,29 @@ const responseChecksApart = {
     pluginBuild.onResolve({ filter: /^\.\/checks\// }, (args) => ({ path: args.path, external: true }));
   },
 };
+/**
+ * commander requires node:child_process when it loads, for the executable subcommands mem never declares;
+ * loading it (and the dgram and socket modules it brings) is a few ms of every hot command. Here commander
+ * gets it on first use instead.
+ */
+const commanderLazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (source.split(eager).length !== 2) throw new Error(`${args.path}: no longer requires node:child_process as ${eager}`);
+      const lazy = "const childProcess = { spawn: (...spawnArgs) => require('node:child_process').spawn(...spawnArgs) };";
+      if (!/childProcess\.spawn\(/.test(source) || /childProcess\.(?!spawn\()/.test(source)) throw new Error(`${args.path}: uses more of node:child_process than spawn`);
+      return { contents: source.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
 const hot = await build({
   ...cjs,
   entryPoints: ['src/cli/hot-main.ts'],
   outfile: join(outdir, HOT_FILE),
-  plugins: [evaluatedAtBuild, responseChecksApart, companions, sharedErrors],
+  plugins: [evaluatedAtBuild, responseChecksApart, companions, sharedErrors, commanderLazyChildProcess],
 });
 for (const input of Object.keys(hot.metafile.inputs)) {
   // Only what a hot command runs: not the whole program (Ink, the MCP SDK, the daemon), nor the companions.

@@ -69,7 +69,7 @@ describe('the code cache of the hot path', () => {
     expect(readFileSync(searchCache()).equals(written)).toBe(true);
     expect(statSync(searchCache()).mtimeMs).toBe(modified);
     // Each command keeps its own; --version is answered before the hot path loads, and writes none.
-    expect((await mem(['__complete', 'memories'], env)).stdout).toBe('');
+    expect((await mem(['__complete', 'memories'], env)).stdout).toBe('mem_1');
     expect((await mem(['--version'], env)).stdout).toMatch(/^\d+\.\d+\.\d+$/);
     expect(caches()).toEqual([expect.stringMatching(cacheName('complete')), expect.stringMatching(cacheName('search'))]);
   });
