@@ -36,7 +36,7 @@ const CHECKS_MODULE = join(root, 'src', 'client', 'response-checks.ts');
  * schema or the whole program is then known without loading zod or every command. Their exports must be
  * JSON, the same on every machine.
  */
-const EVALUATED = ['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/mcp/initialize-answers.ts'];
+const EVALUATED = ['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/cli/root-options.ts', 'src/mcp/initialize-answers.ts'];
 
 async function evaluatedSource(path) {
   const exports = await import(join(root, 'dist', path.replace(/\.ts$/, '.js')));

@@ -3,7 +3,7 @@ import { registerAnswerCommands } from './commands/answers.js';
 import { registerCompleteCommand } from './commands/complete.js';
 import { registerMemoryCommands } from './commands/memories.js';
 import { hotGroupOf } from './command-word.js';
-import type { HotGroup } from './hot-commands.js';
+import type { BUNDLED_GROUPS } from './hot-command-index.js';
 import { createRootCommand } from './program-root.js';
 import { runProgram } from './run-program.js';
 
@@ -12,10 +12,8 @@ import { runProgram } from './run-program.js';
  * whose commands scripts, completions and agents run many times a session, with what they run (the client,
  * the client settings) in the same file, so that Node reads and compiles one script, from its code cache
  * (launch.ts), instead of resolving ~20 ES modules.
- * `mcp`, the other hot group, stays with main.ts: the MCP SDK is loaded as ES modules, and its command
- * answers `initialize` early on its own (src/mcp/early-initialize.ts).
  */
-const IN_BUNDLE: Partial<Record<HotGroup, (program: Command) => void>> = {
+export const IN_BUNDLE: Record<(typeof BUNDLED_GROUPS)[number], (program: Command) => void> = {
   memories: registerMemoryCommands,
   answers: registerAnswerCommands,
   complete: registerCompleteCommand,
@@ -26,10 +24,10 @@ const IN_BUNDLE: Partial<Record<HotGroup, (program: Command) => void>> = {
  * the same runProgram); false leaves it to main.ts, with nothing printed or changed.
  */
 export async function runHot(argv: readonly string[]): Promise<boolean> {
-  const root = createRootCommand();
-  const group = hotGroupOf(argv.slice(2), root);
-  const register = group === undefined ? undefined : IN_BUNDLE[group];
+  const group = hotGroupOf(argv.slice(2));
+  const register = group === undefined || !Object.hasOwn(IN_BUNDLE, group) ? undefined : IN_BUNDLE[group as keyof typeof IN_BUNDLE];
   if (register === undefined) return false;
+  const root = createRootCommand();
   register(root);
   await runProgram(argv, root);
   return true;

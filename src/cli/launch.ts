@@ -2,9 +2,10 @@ import module from 'node:module';
 import { join } from 'node:path';
 import { resolvePaths } from '../config/paths.js';
 import { requireWithCodeCache } from './code-cache.js';
+import { commandWord, hotGroupOf } from './command-word.js';
 import { earlyAnswer } from './early-answer.js';
 import { HOT_BUNDLE } from './hot-bundle.js';
-import { HOT_COMMANDS } from './hot-command-index.js';
+import { BUNDLED_GROUPS } from './hot-command-index.js';
 
 /*
  * What bin/mem.js runs (dist/cli/launch.cjs). `--version` and `--help` off a terminal are answered here
@@ -17,16 +18,7 @@ interface HotEntry {
   runHot(argv: readonly string[]): Promise<boolean>;
 }
 
-/**
- * Which cache a command line uses: each command compiles other functions, and a cache stores those its
- * first run compiled, so `mem search` keeps its own rather than one `mem --version` wrote.
- */
-function cacheSlot(args: readonly string[]): string {
-  const word = args.find((arg) => !arg.startsWith('-'));
-  return word !== undefined && Object.hasOwn(HOT_COMMANDS, word) ? word.replace(/[^a-z]/g, '') : 'other';
-}
-
-function loadHot(bundle: { readonly file: string; readonly hash: string }, argv: readonly string[]): HotEntry {
+function loadHot(bundle: { readonly file: string; readonly hash: string }, word: string): HotEntry {
   const file = join(import.meta.dirname, bundle.file);
   // Node 22.1+ keeps compiled code itself, for every module; with source maps on, require() registers the
   // bundle's map so that stack traces point at the TypeScript.
@@ -37,7 +29,8 @@ function loadHot(bundle: { readonly file: string; readonly hash: string }, argv:
     return module.createRequire(file)(file) as HotEntry;
   }
   const prefix = `cli-${bundle.hash}-`;
-  const cacheFile = join(resolvePaths().cacheDir, `${prefix}${process.version}-${process.arch}-${cacheSlot(argv.slice(2))}.bin`);
+  // One cache per command: each compiles other functions, and a cache holds those its first run compiled.
+  const cacheFile = join(resolvePaths().cacheDir, `${prefix}${process.version}-${process.arch}-${word.replace(/[^a-z]/g, '')}.bin`);
   // Caches of other builds (and temporary files a killed run left) go when this one is written.
   const isStale = (name: string) => name.startsWith('cli-') && (!name.startsWith(prefix) || name.endsWith('.tmp'));
   return requireWithCodeCache(file, { cacheFile, isStale }) as HotEntry;
@@ -49,7 +42,11 @@ export async function launch(argv: readonly string[] = process.argv): Promise<vo
     process.stdout.write(early);
     return;
   }
-  if (HOT_BUNDLE !== undefined && (await loadHot(HOT_BUNDLE, argv).runHot(argv))) return;
+  // Chosen before anything loads: a command line the hot file does not run pays nothing for it.
+  const args = argv.slice(2);
+  const group = hotGroupOf(args);
+  const bundled = group !== undefined && (BUNDLED_GROUPS as readonly string[]).includes(group);
+  if (HOT_BUNDLE !== undefined && bundled && (await loadHot(HOT_BUNDLE, commandWord(args) ?? '').runHot(argv))) return;
   const { main } = await import('./main.js');
   await main(argv);
 }

@@ -5,12 +5,12 @@ import { createRootCommand } from './program-root.js';
 
 /** The root with only the group of a hot command (hot-commands.ts), else the whole program. */
 export async function programFor(args: readonly string[]): Promise<Command> {
-  const root = createRootCommand();
-  const group = hotGroupOf(args, root);
+  const group = hotGroupOf(args);
   if (group === undefined) {
     const { createProgram } = await import('./program.js');
     return createProgram();
   }
+  const root = createRootCommand();
   (await HOT_GROUPS[group]())(root);
   return root;
 }

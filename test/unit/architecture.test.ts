@@ -118,10 +118,12 @@ describe('architecture', () => {
       'node:url',
       'node:vm',
       'src/cli/code-cache.ts',
+      'src/cli/command-word.ts',
       'src/cli/early-answer.ts',
       'src/cli/hot-bundle.ts',
       'src/cli/hot-command-index.ts',
       'src/cli/launch.ts',
+      'src/cli/root-options.ts',
       'src/config/paths.ts',
       'src/version.ts',
     ]);
@@ -163,7 +165,7 @@ describe('architecture', () => {
     // What `mem search`, `mem save --turbo` and `mem __complete` load after the program (src/cli/context.ts),
     // as the bundle runs it; zod, the contract and the config schema load only on the slow paths, by import().
     const evaluated = evaluatedAtBuild();
-    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/mcp/initialize-answers.ts']);
+    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/cli/root-options.ts', 'src/mcp/initialize-answers.ts']);
     for (const entry of ['src/config/client-settings.ts', 'src/client/discovery.ts', 'src/config/credentials.ts', 'src/client/http-client.ts']) {
       const closure = [...staticClosure(entry, evaluated)];
       expect(closure.filter((path) => path.includes('(unresolved)'))).toEqual([]);
