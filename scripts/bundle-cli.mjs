@@ -169,16 +169,28 @@ const companions = {
     });
   },
 };
-/** Each response's check (response-checks.mjs) in a file of its own, required when a command first needs it. */
+/** The answers of the commands run most (search, save --turbo, ask, __complete memories): checked in the hot file. */
+const HOT_CHECKS = ['SearchResponse', 'TurboSaveResponse', 'AskResponse', 'AskDeltaEvent', 'QueryResponse'];
+/**
+ * The checks of HOT_CHECKS in the hot file (compiled from its code cache), each other response's check in a
+ * file of its own, required when a command first needs it.
+ */
 const responseChecksApart = {
   name: 'response-checks-apart',
   setup(pluginBuild) {
+    for (const name of HOT_CHECKS) if (!checks.has(name)) throw new Error(`HOT_CHECKS: ${name} has no check`);
     pluginBuild.onLoad({ filter: /[\\/]src[\\/]client[\\/]response-checks\.ts$/ }, (args) => {
       if (args.path !== CHECKS_MODULE) return undefined;
-      const cases = [...checks.keys()].map((name) => `case ${JSON.stringify(name)}:return Promise.resolve(require(${JSON.stringify(`./checks/${name}.cjs`)}).check);`);
+      const cases = [...checks.keys()].map((name) =>
+        HOT_CHECKS.includes(name)
+          ? `case ${JSON.stringify(name)}:return import(${JSON.stringify(`response-check:${name}`)}).then((m)=>m.check);`
+          : `case ${JSON.stringify(name)}:return Promise.resolve(require(${JSON.stringify(`./checks/${name}.cjs`)}).check);`,
+      );
       return { contents: `export function loadResponseCheck(name){switch(name){${cases.join('')}default:return Promise.resolve(undefined);}}`, loader: 'js' };
     });
     pluginBuild.onResolve({ filter: /^\.\/checks\// }, (args) => ({ path: args.path, external: true }));
+    pluginBuild.onResolve({ filter: /^response-check:/ }, (args) => ({ path: args.path.slice('response-check:'.length), namespace: 'response-check' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'response-check' }, (args) => ({ contents: checks.get(args.path), loader: 'js', resolveDir: root }));
   },
 };
 /**
