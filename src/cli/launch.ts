@@ -1,7 +1,5 @@
 import module from 'node:module';
 import { join } from 'node:path';
-import { resolvePaths } from '../config/paths.js';
-import { requireWithCodeCache } from './code-cache.js';
 import { commandWord, hotGroupOf } from './command-word.js';
 import { earlyAnswer } from './early-answer.js';
 import { HOT_BUNDLE } from './hot-bundle.js';
@@ -18,7 +16,7 @@ interface HotEntry {
   runHot(argv: readonly string[]): Promise<boolean>;
 }
 
-function loadHot(bundle: { readonly file: string; readonly hash: string }, word: string): HotEntry {
+async function loadHot(bundle: { readonly file: string; readonly hash: string }, word: string): Promise<HotEntry> {
   const file = join(import.meta.dirname, bundle.file);
   // Node 22.1+ keeps compiled code itself, for every module; with source maps on, require() registers the
   // bundle's map so that stack traces point at the TypeScript.
@@ -28,6 +26,8 @@ function loadHot(bundle: { readonly file: string; readonly hash: string }, word:
     enableCompileCache?.();
     return module.createRequire(file)(file) as HotEntry;
   }
+  // Imported here, not above: every other command line would load node:vm and node:os for nothing.
+  const [{ resolvePaths }, { requireWithCodeCache }] = await Promise.all([import('../config/paths.js'), import('./code-cache.js')]);
   const prefix = `cli-${bundle.hash}-`;
   // One cache per command: each compiles other functions, and a cache holds those its first run compiled.
   const cacheFile = join(resolvePaths().cacheDir, `${prefix}${process.version}-${process.arch}-${word.replace(/[^a-z]/g, '')}.bin`);
@@ -46,7 +46,7 @@ export async function launch(argv: readonly string[] = process.argv): Promise<vo
   const args = argv.slice(2);
   const group = hotGroupOf(args);
   const bundled = group !== undefined && (BUNDLED_GROUPS as readonly string[]).includes(group);
-  if (HOT_BUNDLE !== undefined && bundled && (await loadHot(HOT_BUNDLE, commandWord(args) ?? '').runHot(argv))) return;
+  if (HOT_BUNDLE !== undefined && bundled && (await (await loadHot(HOT_BUNDLE, commandWord(args) ?? '')).runHot(argv))) return;
   const { main } = await import('./main.js');
   await main(argv);
 }
