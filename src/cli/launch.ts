@@ -16,16 +16,14 @@ interface HotEntry {
   runHot(argv: readonly string[]): Promise<boolean>;
 }
 
+/** Node 22.1+ keeps the compiled code of every module itself (@types/node 20 does not declare it: Node 20 has none). */
+const { enableCompileCache } = module as { enableCompileCache?: () => unknown };
+
 async function loadHot(bundle: { readonly file: string; readonly hash: string }, word: string): Promise<HotEntry> {
   const file = join(import.meta.dirname, bundle.file);
-  // Node 22.1+ keeps compiled code itself, for every module; with source maps on, require() registers the
+  // Node 22.1+ caches it itself (launch() enabled that); with source maps on, require() registers the
   // bundle's map so that stack traces point at the TypeScript.
-  // (@types/node 20 does not declare it: Node 20 has none.)
-  const { enableCompileCache } = module as { enableCompileCache?: () => unknown };
-  if (enableCompileCache !== undefined || process.sourceMapsEnabled) {
-    enableCompileCache?.();
-    return module.createRequire(file)(file) as HotEntry;
-  }
+  if (enableCompileCache !== undefined || process.sourceMapsEnabled) return module.createRequire(file)(file) as HotEntry;
   // Imported here, not above: every other command line would load node:vm and node:os for nothing.
   const [{ resolvePaths }, { requireWithCodeCache }] = await Promise.all([import('../config/paths.js'), import('./code-cache.js')]);
   const prefix = `cli-${bundle.hash}-`;
@@ -37,6 +35,7 @@ async function loadHot(bundle: { readonly file: string; readonly hash: string },
 }
 
 export async function launch(argv: readonly string[] = process.argv): Promise<void> {
+  enableCompileCache?.();
   const early = await earlyAnswer(argv.slice(2));
   if (early !== undefined) {
     process.stdout.write(early);
