@@ -1,8 +1,3 @@
 #!/usr/bin/env node
-import module from 'node:module';
-
-// Node 22.1+ keeps V8's compiled code of the bundle between runs; Node 20 has no such cache.
-module.enableCompileCache?.();
-
-const { main } = await import('../dist/cli/main.js');
-await main();
+// CommonJS (bin/package.json): a command that runs from the hot path never starts Node's ES module loader.
+require('../dist/cli/launch.cjs').launch();

@@ -16,7 +16,8 @@
  * Minified, with linked source maps: `NODE_OPTIONS=--enable-source-maps mem ...` gives stack traces in the
  * TypeScript sources.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -35,7 +36,7 @@ const CHECKS_MODULE = join(root, 'src', 'client', 'response-checks.ts');
  * schema or the whole program is then known without loading zod or every command. Their exports must be
  * JSON, the same on every machine.
  */
-const EVALUATED = ['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/mcp/initialize-answers.ts'];
+const EVALUATED = ['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/cli/root-options.ts', 'src/mcp/initialize-answers.ts'];
 
 async function evaluatedSource(path) {
   const exports = await import(join(root, 'dist', path.replace(/\.ts$/, '.js')));
@@ -48,14 +49,61 @@ async function evaluatedSource(path) {
     .join('');
 }
 
-rmSync(outdir, { recursive: true, force: true });
-const result = await build({
+const zodEnglishOnly = {
+  // zod's `z.locales` namespace holds its ~40 translations of error messages: 260 KB of the ~450 KB of
+  // zod that every command reading a daemon response compiles. mem sets no locale (zod's English
+  // default is imported directly by its schemas), so the namespace keeps English only.
+  name: 'zod-english-only',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';",
+      resolveDir: root,
+    }));
+  },
+};
+const evaluatedAtBuild = {
+  name: 'evaluated-at-build',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const path = relative(root, args.path).split('\\').join('/');
+      return EVALUATED.includes(path) ? { contents: await evaluatedSource(path), loader: 'js' } : undefined;
+    });
+  },
+};
+const responseChecks = {
+  // src/client/response-checks.ts becomes a loader of the generated checks, one chunk per schema, so
+  // that `mem search` reads the check of SearchResponse and nothing of the others.
+  name: 'response-checks',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]src[\\/]client[\\/]response-checks\.ts$/ }, (args) => {
+      if (args.path !== CHECKS_MODULE) return undefined;
+      const cases = [...checks.keys()].map((name) => `case ${JSON.stringify(name)}:return import(${JSON.stringify(`response-check:${name}`)}).then((m)=>m.check);`);
+      return { contents: `export function loadResponseCheck(name){switch(name){${cases.join('')}default:return Promise.resolve(undefined);}}`, loader: 'js' };
+    });
+    pluginBuild.onResolve({ filter: /^response-check:/ }, (args) => ({ path: args.path.slice('response-check:'.length), namespace: 'response-check' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'response-check' }, (args) => ({ contents: checks.get(args.path), loader: 'js', resolveDir: root }));
+  },
+};
+const sharedWithDaemon = {
+  name: 'shared-with-daemon',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+      const absolute = resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts'));
+      const shared = SHARED.find((path) => absolute === path || absolute.startsWith(`${path}/`));
+      if (!shared) return undefined;
+      const built = relative(root, absolute).replace(/\.tsx?$/, '.js');
+      return { path: `../${built}`, external: true };
+    });
+  },
+};
+
+/** What the three builds share: Node 20, minified, linked source maps (see above). */
+const common = {
   absWorkingDir: root,
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir,
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   minify: true,
@@ -65,60 +113,175 @@ const result = await build({
   // Native or optional packages: found in node_modules at run time (react-devtools-core is an optional
   // peer of Ink that Ink imports only when DEV is set).
   external: ['@lancedb/lancedb', '@napi-rs/keyring', 'react-devtools-core'],
+};
+
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  ...common,
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir,
+  splitting: true,
+  format: 'esm',
   // Bundled CommonJS packages (commander, conf's dependencies) call require() for Node's built-ins.
   banner: { js: "import{createRequire as __memRequire}from'node:module';const require=__memRequire(import.meta.url);" },
+  plugins: [zodEnglishOnly, evaluatedAtBuild, responseChecks, sharedWithDaemon],
+});
+
+/*
+ * The hot path as one CommonJS file (src/cli/hot-main.ts): Node 20 gives a V8 code cache to scripts only,
+ * not to ES modules, and every file an ES module graph adds costs the loader several asynchronous steps.
+ * Every import() in it becomes a require(), so that it runs as a plain script (src/cli/code-cache.ts); what
+ * it needs only on a slow path is required from files of its own, next to it, so that the hot file (and its
+ * cache, which grows with it) holds what a command runs: zod with the contract (an answer the build-time
+ * check does not pass), the config schema (a value the plain checks cannot vouch for), conf, and each
+ * response's check. They all share one src/errors.ts (errors.cjs): an error thrown in one is a MemError to
+ * the others. The in-process daemon (`mem serve`) runs from main.js.
+ */
+const HOT_FILE = 'hot.cjs';
+/** Modules the hot path imports only on a slow path, by the file each is built into. */
+const COMPANIONS = { 'hot-contract': 'src/api/contract.ts', 'hot-load-config': 'src/config/load-config.ts', 'hot-conf': 'conf' };
+const companionOf = new Map(Object.entries(COMPANIONS).map(([name, path]) => [path === 'conf' ? path : join(root, path), name]));
+const ERRORS_MODULE = join(root, 'src', 'errors.ts');
+const cjs = {
+  ...common,
+  format: 'cjs',
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__memImportMetaUrl' },
+  banner: { js: "var __memImportMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
+};
+/** src/errors.ts from errors.cjs, in every CommonJS file. */
+const sharedErrors = {
+  name: 'shared-errors',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /errors\.js$/ }, (args) =>
+      resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === ERRORS_MODULE ? { path: './errors.cjs', external: true } : undefined,
+    );
+  },
+};
+const companions = {
+  name: 'companions',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const target = args.path.startsWith('.') ? resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) : args.path;
+      const name = companionOf.get(target);
+      return name === undefined ? undefined : { path: `./${name}.cjs`, external: true };
+    });
+  },
+};
+/** The answers of the commands run most (search, save --turbo, ask, __complete memories): checked in the hot file. */
+const HOT_CHECKS = ['SearchResponse', 'TurboSaveResponse', 'AskResponse', 'AskDeltaEvent', 'QueryResponse'];
+/**
+ * The checks of HOT_CHECKS in the hot file (compiled from its code cache), each other response's check in a
+ * file of its own, required when a command first needs it.
+ */
+const responseChecksApart = {
+  name: 'response-checks-apart',
+  setup(pluginBuild) {
+    for (const name of HOT_CHECKS) if (!checks.has(name)) throw new Error(`HOT_CHECKS: ${name} has no check`);
+    pluginBuild.onLoad({ filter: /[\\/]src[\\/]client[\\/]response-checks\.ts$/ }, (args) => {
+      if (args.path !== CHECKS_MODULE) return undefined;
+      const cases = [...checks.keys()].map((name) =>
+        HOT_CHECKS.includes(name)
+          ? `case ${JSON.stringify(name)}:return import(${JSON.stringify(`response-check:${name}`)}).then((m)=>m.check);`
+          : `case ${JSON.stringify(name)}:return Promise.resolve(require(${JSON.stringify(`./checks/${name}.cjs`)}).check);`,
+      );
+      return { contents: `export function loadResponseCheck(name){switch(name){${cases.join('')}default:return Promise.resolve(undefined);}}`, loader: 'js' };
+    });
+    pluginBuild.onResolve({ filter: /^\.\/checks\// }, (args) => ({ path: args.path, external: true }));
+    pluginBuild.onResolve({ filter: /^response-check:/ }, (args) => ({ path: args.path.slice('response-check:'.length), namespace: 'response-check' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'response-check' }, (args) => ({ contents: checks.get(args.path), loader: 'js', resolveDir: root }));
+  },
+};
+/**
+ * commander requires node:child_process when it loads, for the executable subcommands mem never declares;
+ * loading it (and the dgram and socket modules it brings) is a few ms of every hot command. Here commander
+ * gets it on first use instead.
+ */
+const commanderLazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (source.split(eager).length !== 2) throw new Error(`${args.path}: no longer requires node:child_process as ${eager}`);
+      const lazy = "const childProcess = { spawn: (...spawnArgs) => require('node:child_process').spawn(...spawnArgs) };";
+      if (!/childProcess\.spawn\(/.test(source) || /childProcess\.(?!spawn\()/.test(source)) throw new Error(`${args.path}: uses more of node:child_process than spawn`);
+      return { contents: source.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
+const hot = await build({
+  ...cjs,
+  entryPoints: ['src/cli/hot-main.ts'],
+  outfile: join(outdir, HOT_FILE),
+  plugins: [evaluatedAtBuild, responseChecksApart, companions, sharedErrors, commanderLazyChildProcess],
+});
+for (const input of Object.keys(hot.metafile.inputs)) {
+  // Only what a hot command runs: not the whole program (Ink, the MCP SDK, the daemon), nor the companions.
+  if (/^(daemon\/|src\/(tui|mcp|store)\/|src\/cli\/program\.ts|src\/api\/contract\.ts|src\/config\/schema\.ts|node_modules\/(ink|react|@modelcontextprotocol|zod|conf|ajv)\/)/.test(input)) {
+    throw new Error(`${HOT_FILE} holds ${input}: the hot path must not import it`);
+  }
+}
+const hotSource = readFileSync(join(outdir, HOT_FILE), 'utf8');
+if (/\bimport\(/.test(hotSource)) throw new Error(`${HOT_FILE} has an import(): it could not run as a script`);
+await build({
+  ...cjs,
+  entryPoints: { errors: 'src/errors.ts', ...Object.fromEntries(Object.entries(COMPANIONS).map(([name, path]) => [name, path === 'conf' ? 'companion:conf' : path])) },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  plugins: [
+    zodEnglishOnly,
+    sharedErrors,
+    {
+      name: 'conf-entry',
+      setup(pluginBuild) {
+        pluginBuild.onResolve({ filter: /^companion:conf$/ }, () => ({ path: 'conf', namespace: 'companion' }));
+        pluginBuild.onLoad({ filter: /.*/, namespace: 'companion' }, () => ({ contents: "export { default } from 'conf';", resolveDir: root }));
+      },
+    },
+  ],
+});
+await build({
+  ...cjs,
+  entryPoints: Object.fromEntries([...checks.keys()].map((name) => [name, `response-check:${name}`])),
+  outdir: join(outdir, 'checks'),
+  outExtension: { '.js': '.cjs' },
   plugins: [
     {
-      // zod's `z.locales` namespace holds its ~40 translations of error messages: 260 KB of the ~450 KB of
-      // zod that every command reading a daemon response compiles. mem sets no locale (zod's English
-      // default is imported directly by its schemas), so the namespace keeps English only.
-      name: 'zod-english-only',
+      name: 'response-check-entries',
       setup(pluginBuild) {
-        pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-          /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined,
-        );
-        pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
-          contents: "export { default as en } from 'zod/v4/locales/en.js';",
-          resolveDir: root,
-        }));
-      },
-    },
-    {
-      name: 'evaluated-at-build',
-      setup(pluginBuild) {
-        pluginBuild.onLoad({ filter: /\.ts$/ }, async (args) => {
-          const path = relative(root, args.path).split('\\').join('/');
-          return EVALUATED.includes(path) ? { contents: await evaluatedSource(path), loader: 'js' } : undefined;
-        });
-      },
-    },
-    {
-      // src/client/response-checks.ts becomes a loader of the generated checks, one chunk per schema, so
-      // that `mem search` reads the check of SearchResponse and nothing of the others.
-      name: 'response-checks',
-      setup(pluginBuild) {
-        pluginBuild.onLoad({ filter: /[\\/]src[\\/]client[\\/]response-checks\.ts$/ }, (args) => {
-          if (args.path !== CHECKS_MODULE) return undefined;
-          const cases = [...checks.keys()].map((name) => `case ${JSON.stringify(name)}:return import(${JSON.stringify(`response-check:${name}`)}).then((m)=>m.check);`);
-          return { contents: `export function loadResponseCheck(name){switch(name){${cases.join('')}default:return Promise.resolve(undefined);}}`, loader: 'js' };
-        });
         pluginBuild.onResolve({ filter: /^response-check:/ }, (args) => ({ path: args.path.slice('response-check:'.length), namespace: 'response-check' }));
         pluginBuild.onLoad({ filter: /.*/, namespace: 'response-check' }, (args) => ({ contents: checks.get(args.path), loader: 'js', resolveDir: root }));
       },
     },
+  ],
+});
+
+/*
+ * The launcher bin/mem.js runs (src/cli/launch.ts): it knows the hot bundle's name and the hash of its
+ * content (src/cli/hot-bundle.ts), which names the bundle's code cache, and imports main.js for the rest.
+ */
+const HOT_BUNDLE_MODULE = join(root, 'src', 'cli', 'hot-bundle.ts');
+const hotBundle = { file: HOT_FILE, hash: createHash('sha256').update(hotSource).digest('hex').slice(0, 16) };
+await build({
+  ...cjs,
+  entryPoints: ['src/cli/launch.ts'],
+  outfile: join(outdir, 'launch.cjs'),
+  supported: {},
+  define: { ...cjs.define, 'import.meta.dirname': '__dirname' },
+  plugins: [
+    evaluatedAtBuild,
     {
-      name: 'shared-with-daemon',
+      name: 'hot-bundle',
       setup(pluginBuild) {
-        pluginBuild.onResolve({ filter: /^\.{1,2}\// }, (args) => {
-          const absolute = resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts'));
-          const shared = SHARED.find((path) => absolute === path || absolute.startsWith(`${path}/`));
-          if (!shared) return undefined;
-          const built = relative(root, absolute).replace(/\.tsx?$/, '.js');
-          return { path: `../${built}`, external: true };
-        });
+        pluginBuild.onResolve({ filter: /^\.\/main\.js$/ }, () => ({ path: './main.js', external: true }));
+        pluginBuild.onLoad({ filter: /[\\/]src[\\/]cli[\\/]hot-bundle\.ts$/ }, (args) =>
+          args.path === HOT_BUNDLE_MODULE ? { contents: `export const HOT_BUNDLE=${JSON.stringify(hotBundle)};`, loader: 'js' } : undefined,
+        );
       },
     },
   ],
 });
 // `node scripts/bundle-cli.mjs --meta`: what each chunk holds, for a look by hand (not part of the package).
-if (process.argv.includes('--meta')) writeFileSync(join(root, 'cli-meta.json'), JSON.stringify(result.metafile));
+if (process.argv.includes('--meta')) writeFileSync(join(root, 'cli-meta.json'), JSON.stringify({ main: result.metafile, hot: hot.metafile }));

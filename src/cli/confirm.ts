@@ -1,5 +1,7 @@
-import { createInterface } from 'node:readline/promises';
 import { MemError } from '../errors.js';
+
+/** node:readline/promises, loaded only to ask: `mem save` and `mem search` share this module and never ask. */
+const readline = () => import('node:readline/promises');
 
 /**
  * Asks before something destructive. `--yes` skips the question; without a terminal to ask on (scripts,
@@ -12,7 +14,7 @@ export async function confirm(question: string, options: { yes?: boolean | undef
       hint: 'Add --yes to confirm.',
     });
   }
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  const prompt = (await readline()).createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await prompt.question(`${question} [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) throw new MemError('VALIDATION_ERROR', 'Cancelled; nothing was changed.');
@@ -30,7 +32,7 @@ export async function readSecret(question: string): Promise<string> {
   }
   const output = process.stderr;
   output.write(question);
-  const prompt = createInterface({ input: process.stdin, output, terminal: true });
+  const prompt = (await readline()).createInterface({ input: process.stdin, output, terminal: true });
   // Swallow the echo of what is typed: readline writes through _writeToOutput.
   (prompt as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = () => undefined;
   try {

@@ -16,3 +16,10 @@ export const HOT_COMMANDS: Readonly<Record<string, HotGroup>> = Object.fromEntri
     }),
   ).then((entries) => entries.flat()),
 );
+
+/**
+ * The hot groups that run from the one-file bundle of the hot path (hot-main.ts), chosen by the launcher
+ * before it loads anything; `mcp` runs from main.js (the MCP SDK is loaded as ES modules, and its command
+ * answers `initialize` early on its own).
+ */
+export const BUNDLED_GROUPS = ['memories', 'answers', 'complete'] as const satisfies readonly HotGroup[];

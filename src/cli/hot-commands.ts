@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 
 /**
  * The command groups scripts, shell completions and agents run many times a session. When one of their
- * commands runs, the program is its root with that group alone (run-program.ts): the other twenty groups are
+ * commands runs, the program is its root with that group alone (program-for.ts; hot-main.ts in the built CLI): the other twenty groups are
  * neither loaded nor built. Their commands never look at the rest of the program; `help` and `completion`,
  * which do, are not among them.
  */

@@ -1,22 +1,16 @@
-import { VERSION } from '../version.js';
+import { earlyAnswer } from './early-answer.js';
 
 /**
- * The CLI entry. `mem --version` (what scripts and prompts ask most) answers before commander and the
- * command registrations load, and so does `mem --help` when stdout is not a terminal (commander would
- * print the same text, root-help.ts; on a terminal it wraps the help to the window's width); everything else
- * goes through the program.
+ * The whole CLI: every command line. `mem --version` and `mem --help` off a terminal answer before commander
+ * and the command registrations load (early-answer.ts); everything else goes through the program. The
+ * installed `mem` reaches this only for what the hot path leaves to it (launch.ts, hot-main.ts).
  */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
-  const args = argv.slice(2);
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-    process.stdout.write(`${VERSION}\n`);
+  const early = await earlyAnswer(argv.slice(2));
+  if (early !== undefined) {
+    process.stdout.write(early);
     return;
   }
-  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && !process.stdout.isTTY) {
-    const { ROOT_HELP } = await import('./root-help.js');
-    process.stdout.write(ROOT_HELP);
-    return;
-  }
-  const { runProgram } = await import('./run-program.js');
-  await runProgram(argv);
+  const [{ programFor }, { runProgram }] = await Promise.all([import('./program-for.js'), import('./run-program.js')]);
+  await runProgram(argv, await programFor(argv.slice(2)));
 }

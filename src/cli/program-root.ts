@@ -3,7 +3,7 @@ import { VERSION } from '../version.js';
 
 /**
  * The root of the program: its description, global options and help text, with no commands. createProgram
- * registers every command on it; run-program.ts only the group of the command being run, when that is one
+ * registers every command on it; program-for.ts and hot-main.ts only the group of the command being run, when that is one
  * of the commands scripts run in loops (hot-commands.ts).
  */
 export function createRootCommand(): Command {

@@ -108,7 +108,31 @@ describe('architecture', () => {
     // `mem --version` loads main.ts alone; `--help` and completions load the program and no more: the
     // contract and config schema (zod), the credential store (conf), the HTTP client, Ink, the MCP SDK and
     // the importers are imported by the actions that need them (issue 21).
-    expect([...staticClosure('src/cli/main.ts')].sort()).toEqual(['node:fs', 'node:path', 'node:url', 'src/cli/main.ts', 'src/version.ts']);
+    expect([...staticClosure('src/cli/main.ts')].sort()).toEqual(['node:fs', 'node:path', 'node:url', 'src/cli/early-answer.ts', 'src/cli/main.ts', 'src/version.ts']);
+    // What bin/mem.js loads before any command: the launcher, which finds the command word without
+    // commander; the code cache and the paths load only for the hot file.
+    expect([...staticClosure('src/cli/launch.ts', evaluatedAtBuild())].sort()).toEqual([
+      'node:fs',
+      'node:module',
+      'node:path',
+      'node:url',
+      'src/cli/command-word.ts',
+      'src/cli/early-answer.ts',
+      'src/cli/hot-bundle.ts',
+      'src/cli/hot-command-index.ts',
+      'src/cli/launch.ts',
+      'src/cli/root-options.ts',
+      'src/version.ts',
+    ]);
+    // The hot path's one file (hot-main.ts) holds its commands and their way to the daemon, not the whole
+    // program, and not what only a slow path needs (scripts/bundle-cli.mjs builds those apart, and fails
+    // the build if they get in).
+    const hot = [...staticClosure('src/cli/hot-main.ts', evaluatedAtBuild())];
+    expect(hot.filter((path) => path.includes('(unresolved)'))).toEqual([]);
+    expect(hot).toContain('src/cli/commands/memories.ts');
+    for (const path of hot) {
+      expect(path, `src/cli/hot-main.ts loads ${path}`).not.toMatch(/^(zod|conf|ink|react|src\/cli\/program\.ts|src\/api\/contract\.ts|src\/config\/(schema|load-config)\.ts|src\/(tui|mcp|store)\/.*|daemon\/.*)$/);
+    }
     // `mem --help` (not on a terminal) loads the help text the build evaluated, nothing else.
     expect([...staticClosure('src/cli/root-help.ts', evaluatedAtBuild())]).toEqual(['src/cli/root-help.ts']);
     // Every command but the hot ones runs in the whole program (createProgram): its registrations load
@@ -129,7 +153,7 @@ describe('architecture', () => {
     expect(files).not.toContain('src/cli/commands/config-actions.ts');
     // Running a command loads the root and the table of hot commands (the build evaluates it), no command
     // module: the hot command's group, or the whole program, is imported once the command line is read.
-    const running = [...staticClosure('src/cli/run-program.ts', evaluatedAtBuild())];
+    const running = [...staticClosure('src/cli/program-for.ts', evaluatedAtBuild())];
     expect(running.filter((path) => path.startsWith('src/cli/commands/') || path === 'src/cli/program.ts')).toEqual([]);
     expect(running).toContain('src/cli/hot-command-index.ts');
   });
@@ -138,7 +162,7 @@ describe('architecture', () => {
     // What `mem search`, `mem save --turbo` and `mem __complete` load after the program (src/cli/context.ts),
     // as the bundle runs it; zod, the contract and the config schema load only on the slow paths, by import().
     const evaluated = evaluatedAtBuild();
-    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/mcp/initialize-answers.ts']);
+    expect(evaluated).toEqual(['src/config/client-defaults.ts', 'src/config/value-checks.ts', 'src/cli/root-help.ts', 'src/cli/hot-command-index.ts', 'src/cli/root-options.ts', 'src/mcp/initialize-answers.ts']);
     for (const entry of ['src/config/client-settings.ts', 'src/client/discovery.ts', 'src/config/credentials.ts', 'src/client/http-client.ts']) {
       const closure = [...staticClosure(entry, evaluated)];
       expect(closure.filter((path) => path.includes('(unresolved)'))).toEqual([]);

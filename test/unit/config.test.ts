@@ -23,13 +23,14 @@ describe('paths', () => {
     expect(paths.configDir).toBe(join(homedir(), '.config', 'mem'));
     expect(paths.dataDir).toBe(join(homedir(), '.local', 'share', 'mem'));
     expect(paths.stateDir).toBe(join(homedir(), '.local', 'state', 'mem'));
-    const xdg = resolvePaths({ XDG_CONFIG_HOME: '/x/c', XDG_DATA_HOME: '/x/d', XDG_STATE_HOME: '/x/s' });
-    expect([xdg.configDir, xdg.dataDir, xdg.stateDir]).toEqual(['/x/c/mem', '/x/d/mem', '/x/s/mem']);
+    expect(paths.cacheDir).toBe(join(homedir(), '.cache', 'mem'));
+    const xdg = resolvePaths({ XDG_CONFIG_HOME: '/x/c', XDG_DATA_HOME: '/x/d', XDG_STATE_HOME: '/x/s', XDG_CACHE_HOME: '/x/k' });
+    expect([xdg.configDir, xdg.dataDir, xdg.stateDir, xdg.cacheDir]).toEqual(['/x/c/mem', '/x/d/mem', '/x/s/mem', '/x/k/mem']);
   });
 
-  it('MEM_HOME puts all three under one directory', () => {
-    const paths = resolvePaths({ MEM_HOME: '/tmp/x', XDG_DATA_HOME: '/ignored' });
-    expect([paths.configDir, paths.dataDir, paths.stateDir]).toEqual(['/tmp/x/config', '/tmp/x/data', '/tmp/x/state']);
+  it('MEM_HOME puts all four under one directory', () => {
+    const paths = resolvePaths({ MEM_HOME: '/tmp/x', XDG_DATA_HOME: '/ignored', XDG_CACHE_HOME: '/ignored' });
+    expect([paths.configDir, paths.dataDir, paths.stateDir, paths.cacheDir]).toEqual(['/tmp/x/config', '/tmp/x/data', '/tmp/x/state', '/tmp/x/cache']);
     expect(paths.runFile).toBe('/tmp/x/state/daemon.json');
   });
 });

@@ -1,12 +1,16 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { HOT_COMMANDS } from '../../src/cli/hot-command-index.js';
+import { BUNDLED_GROUPS, HOT_COMMANDS } from '../../src/cli/hot-command-index.js';
+import { HOT_GROUPS } from '../../src/cli/hot-commands.js';
+import { IN_BUNDLE } from '../../src/cli/hot-main.js';
+import { ROOT_OPTIONS } from '../../src/cli/root-options.js';
 import { createProgram } from '../../src/cli/program.js';
 import { createRootCommand } from '../../src/cli/program-root.js';
-import { commandWord, programFor } from '../../src/cli/run-program.js';
+import { commandWord } from '../../src/cli/command-word.js';
+import { programFor } from '../../src/cli/program-for.js';
 
 /**
- * The commands scripts run in loops get a program with their own group of commands only (run-program.ts):
+ * The commands scripts run in loops get a program with their own group of commands only (program-for.ts):
  * each must be the same command, with the same options and help, as in the whole program.
  */
 function helpOf(command: Command): string {
@@ -28,17 +32,28 @@ describe('hot commands', () => {
   });
 
   it('find the command word after the global options and their values', () => {
-    const root = createRootCommand();
-    expect(commandWord(['search', 'x'], root)).toBe('search');
-    expect(commandWord(['--json', '-q', 'search', '--json'], root)).toBe('search');
-    expect(commandWord(['--host', 'http://127.0.0.1:1', 'save', 'x'], root)).toBe('save');
-    expect(commandWord(['--host=http://127.0.0.1:1', '--start', 'ask', 'x'], root)).toBe('ask');
+    expect(commandWord(['search', 'x'])).toBe('search');
+    expect(commandWord(['--json', '-q', 'search', '--json'])).toBe('search');
+    expect(commandWord(['--host', 'http://127.0.0.1:1', 'save', 'x'])).toBe('save');
+    expect(commandWord(['--host=http://127.0.0.1:1', '--start', 'ask', 'x'])).toBe('ask');
     // Anything the root does not declare, and --version or --help, leave the command line to the whole program.
-    expect(commandWord(['--bogus', 'search'], root)).toBeUndefined();
-    expect(commandWord(['-V', 'search'], root)).toBeUndefined();
-    expect(commandWord(['--help', 'search'], root)).toBeUndefined();
-    expect(commandWord(['--host'], root)).toBeUndefined();
-    expect(commandWord([], root)).toBeUndefined();
+    expect(commandWord(['--bogus', 'search'])).toBeUndefined();
+    expect(commandWord(['-V', 'search'])).toBeUndefined();
+    expect(commandWord(['--help', 'search'])).toBeUndefined();
+    expect(commandWord(['--host'])).toBeUndefined();
+    expect(commandWord([])).toBeUndefined();
+  });
+
+  it('are found by the launcher without commander: its table of the global options is the root\'s', () => {
+    const root = createRootCommand();
+    expect(ROOT_OPTIONS).toEqual(root.options.map((option) => ({ long: option.long ?? null, short: option.short ?? null, takesValue: option.required })));
+    expect(ROOT_OPTIONS.filter((option) => option.takesValue).map((option) => option.long)).toEqual(['--host']);
+  });
+
+  it('of the memory, answer and completion groups run from the hot bundle, with the same registrations', async () => {
+    expect(Object.keys(IN_BUNDLE).sort()).toEqual([...BUNDLED_GROUPS].sort());
+    for (const group of BUNDLED_GROUPS) expect(IN_BUNDLE[group], group).toBe(await HOT_GROUPS[group]());
+    expect(BUNDLED_GROUPS).not.toContain('mcp');
   });
 
   it('run in a program with their group alone; everything else in the whole program', async () => {

@@ -27,8 +27,10 @@ const SOURCES: Record<DaemonValueKind, (client: MemClient, prefix: string) => Pr
     (await client.listJobs(RECENT)).jobs
       .filter((job) => job.kind === 'ingest')
       .map((job) => ({ value: job.jobId, description: job.status })),
+  // A structured query for the ids and titles alone: the list route sends each memory whole, and 50 imported
+  // pages would make a Tab press read megabytes (the same order as the list: newest first, ties by id descending).
   memories: async (client) =>
-    (await client.listMemories({ limit: RECENT })).data.map((memory) => ({ value: memory.id, description: memory.title })),
+    (await client.query({ fields: ['title'], sort: { createdAt: -1, id: -1 }, limit: RECENT })).results.map((memory) => ({ value: memory.id, description: memory.title ?? '' })),
   entities: async (client, prefix) => {
     // The daemon matches a substring of names and aliases; the prefix test below keeps those that start with it.
     const { entities } = await client.entities({ search: prefix || undefined, sortBy: 'mentions', limit: 100 });

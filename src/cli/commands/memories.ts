@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Memory } from '../../api/contract.js';
@@ -56,6 +55,8 @@ async function saveSource(content: string | undefined, options: Record<string, s
     const path = resolve(String(options.file));
     let data: Buffer;
     try {
+      // node:fs/promises only for a file to save: the other commands of the group never read one.
+      const { readFile } = await import('node:fs/promises');
       data = await readFile(path);
     } catch (error) {
       throw new MemError('VALIDATION_ERROR', `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
