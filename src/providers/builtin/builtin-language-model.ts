@@ -140,9 +140,16 @@ export interface AbstentionModel {
  */
 export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap', 'relationMissing', 'lexicalGap', 'leadByOther'] as const;
 
-/** Whether an abstention model refuses an answer with these signals. */
+/**
+ * Whether an abstention model refuses an answer with these signals. A question that names something no
+ * found memory holds (nameMissingAll 1: "What did Priya bake?" over notes about Maria) is refused whatever
+ * the weights: LoCoMo's unanswerable questions name people its memories hold, so the fitted model cannot
+ * learn this case (on the saved requests it refuses 2 of 576 answered answerable LoCoMo questions, 2 of 164
+ * unanswerable ones).
+ */
 export function abstains(model: AbstentionModel | undefined, signals: readonly number[] | undefined): boolean {
   if (!model || !signals) return false;
+  if (signals[ABSTENTION_SIGNALS.indexOf('nameMissingAll')] === 1) return true;
   return model.bias + model.weights.reduce((sum, weight, index) => sum + weight * (signals[index] ?? 0), 0) > 0;
 }
 
@@ -555,9 +562,16 @@ export class BuiltinLanguageModel implements LanguageModel {
       (c.byAsked ? this.rules.speakerWeight : 0) +
       this.rules.newsWeight * Math.min(1, c.news / NEWS_WORDS);
     // A fitted ranker's value is a log-odds: the logistic keeps it positive, as KEEP_RATIO needs.
-    const score = lineWeights
-      ? (c: Candidate) => 1 / (1 + Math.exp(-lineFeatures(c).reduce((sum, value, index) => sum + value * (lineWeights[index] ?? 0), 0)))
-      : handScore;
+    // Scored once per line: the sort and the list and span steps ask for the same scores many times.
+    const scores = new Map<Candidate, number>();
+    const score = (c: Candidate) => {
+      let value = scores.get(c);
+      if (value === undefined) {
+        value = lineWeights ? 1 / (1 + Math.exp(-lineFeatures(c).reduce((sum, feature, index) => sum + feature * (lineWeights[index] ?? 0), 0))) : handScore(c);
+        scores.set(c, value);
+      }
+      return value;
+    };
     const ranked = [...candidates].sort((a, b) => score(b) - score(a));
     const best = ranked[0] as Candidate;
     if (this.rules.abstainOnQuestion && isQuestion(best.text)) return { text: '', cited: [], support: 0 };
