@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ANSWER_PARAMETERS } from '../src/core/answers/answer-parameters.js';
 import { RULE_VARIANTS, summarise, type FitReport } from './fit-answers.js';
-import { openAnswerHarness, type AnswerRecord } from './lib/answer-eval.js';
+import { answerAll, openAnswerHarness, type AnswerRecord } from './lib/answer-eval.js';
 import { calibrationTable, figuresOf, withAbstention, type SetFigures } from './lib/answer-fit.js';
 import { CATEGORY_NAMES, locomoFolds, ownFolds } from './lib/answer-sets.js';
 import { startDaemon, type BenchDaemon } from './lib/daemon.js';
@@ -139,11 +139,11 @@ export async function measureQuality(quick: boolean, home?: string): Promise<{ l
   let locomo: FitReport;
   let shipped: ShippedFigures;
   try {
-    const perVariant = await locomoHarness.run(folds, RULE_VARIANTS, { label: 'LoCoMo-dev' });
-    locomo = summarise(perVariant);
-    const { abstention: _abstention, ...shippedRules } = ANSWER_PARAMETERS.rules;
-    const index = RULE_VARIANTS.findIndex((variant) => JSON.stringify(variant) === JSON.stringify(shippedRules));
-    shipped = shippedFigures(withAbstention(perVariant[Math.max(0, index)] ?? [], ANSWER_PARAMETERS.rules.abstention));
+    const asked = await locomoHarness.ask(folds, { label: 'LoCoMo-dev' });
+    const perVariant = await answerAll(asked, RULE_VARIANTS, locomoHarness.deps.embedder, 'LoCoMo-dev');
+    locomo = await summarise(perVariant, { asked, embedder: locomoHarness.deps.embedder });
+    const [records] = await answerAll(asked, [ANSWER_PARAMETERS.rules], locomoHarness.deps.embedder, 'shipped');
+    shipped = shippedFigures(withAbstention(records ?? [], ANSWER_PARAMETERS.rules.abstention));
   } finally {
     await locomoHarness.close();
   }

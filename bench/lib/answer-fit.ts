@@ -236,12 +236,20 @@ export interface FoldFigures extends SetFigures {
 /** Leave one fold out, for every fold: rules, abstention and calibration fitted on the others, figures of the one left out. */
 export function leaveOneOut(variants: readonly AnswerRules[], perVariant: readonly (readonly AnswerRecord[])[]): FoldFigures[] {
   const folds = [...new Set((perVariant[0] ?? []).map((record) => record.fold))];
-  return folds.map((fold) => {
-    const fitted = pickVariant(perVariant.map((records) => records.filter((record) => record.fold !== fold)));
-    const calibration = fitCalibration(fitted.records);
-    const heldOut = withAbstention((perVariant[fitted.index] ?? []).filter((record) => record.fold === fold), fitted.abstention);
-    return { fold, rules: rulesOf(variants, fitted), ...figuresOf(heldOut, calibration) };
-  });
+  return folds.map((fold) => heldOut(fold, variants, perVariant));
+}
+
+/** One fold's held-out figures: the variant, its abstention and calibration fitted on the other folds' records. */
+export function heldOut(fold: string, variants: readonly AnswerRules[], perVariant: readonly (readonly AnswerRecord[])[]): FoldFigures {
+  const fitted = pickVariant(perVariant.map((records) => records.filter((record) => record.fold !== fold)));
+  const calibration = fitCalibration(fitted.records);
+  const records = withAbstention((perVariant[fitted.index] ?? []).filter((record) => record.fold === fold), fitted.abstention);
+  return { fold, rules: rulesOf(variants, fitted), ...figuresOf(records, calibration) };
+}
+
+/** The index of the variant pickVariant chooses on the records of the folds other than `fold` (all when undefined). */
+export function pickedIndex(perVariant: readonly (readonly AnswerRecord[])[], fold?: string): number {
+  return pickVariant(fold === undefined ? perVariant : perVariant.map((records) => records.filter((record) => record.fold !== fold))).index;
 }
 
 function rulesOf(variants: readonly AnswerRules[], fitted: Fitted): AnswerRules {

@@ -5,7 +5,7 @@ import { RemindService, timeframeStart } from '../../src/core/answers/remind-ser
 import { countTokens, properNouns, resolveRelativeDate, sharedNames } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, isListQuestion, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, isListQuestion, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 
@@ -196,6 +196,72 @@ describe('the built-in answerer\'s lists and abstention', () => {
     // A typed question with no phrase of its type to answer with.
     const where = await model.extract({ question: 'Where did Melanie run?', sources: race, tier: 'default' });
     expect(where.signals?.[index('typedMissing')]).toBe(1);
+  });
+
+  it('reports relationMissing, lexicalGap and leadByOther: the asked words sit in another person\'s turns', async () => {
+    const model = new BuiltinLanguageModel(embedder, PLAIN);
+    const index = (name: (typeof ABSTENTION_SIGNALS)[number]) => ABSTENTION_SIGNALS.indexOf(name);
+    const turns = [
+      source('m', 'Melanie: I play the clarinet in a community band every Thursday.', 0.9),
+      source('c', 'Caroline: Wow, Mel, that sounds lovely! I mostly paint landscapes and go hiking.', 0.8),
+    ];
+    const swapped = await model.extract({ question: 'What instrument does Caroline play in the community band?', sources: turns, tier: 'default' });
+    const own = await model.extract({ question: 'What instrument does Melanie play in the community band?', sources: turns, tier: 'default' });
+    // Caroline's memories hold none of "instrument", "play", "community", "band"; Melanie's hold three of four.
+    expect(swapped.signals?.[index('relationMissing')]).toBe(1);
+    expect(own.signals?.[index('relationMissing')]).toBeCloseTo(0.25, 5);
+    expect(swapped.signals?.[index('lexicalGap')]).toBeGreaterThan(0.3);
+    expect(own.signals?.[index('lexicalGap')]).toBe(0);
+    expect(swapped.signals?.[index('leadByOther')]).toBe(1);
+    expect(own.signals?.[index('leadByOther')]).toBe(0);
+    // A question naming no one, or memories naming no one it names, has nothing to miss.
+    const unnamed = await model.extract({ question: 'What instrument is played in the community band?', sources: turns, tier: 'default' });
+    expect(unnamed.signals?.[index('relationMissing')]).toBe(0);
+    expect(unnamed.signals?.[index('leadByOther')]).toBe(0);
+    const stranger = await model.extract({ question: 'What instrument does Priya play?', sources: turns, tier: 'default' });
+    expect(stranger.signals?.[index('relationMissing')]).toBe(0);
+  });
+
+  it('lineWeights: a fitted line ranker replaces the hand-set score for all but "when" questions', async () => {
+    const lines = [
+      source('a', 'Caroline: I loved reading books as a kid, books were my escape.', 0.9),
+      source('b', 'Caroline: My favourite is "Becoming Nicole" by Amy Ellis Nutt.', 0.6),
+    ];
+    const quoted = LINE_FEATURES.indexOf('quoted');
+    const weights = LINE_FEATURES.map((_, i) => (i === quoted ? 5 : 0));
+    expect((await answer('What book does Caroline love?', lines)).finish.cited).toEqual(['a']);
+    const ranked = await answer('What book does Caroline love?', lines, 'default', { ...PLAIN, lineWeights: weights });
+    expect(ranked.finish.cited).toEqual(['b']);
+    // The features the fit reads are the ranker's: one vector per line, LINE_FEATURES long, each in [0, 1].
+    const model = new BuiltinLanguageModel(embedder, PLAIN);
+    const features = await model.lines({ question: 'What book does Caroline love?', sources: lines, tier: 'default' });
+    expect(features?.map((line) => line.sourceId)).toEqual(['a', 'b']);
+    for (const line of features ?? []) {
+      expect(line.features).toHaveLength(LINE_FEATURES.length);
+      expect(line.features.every((value) => value >= 0 && value <= 1)).toBe(true);
+    }
+    expect(features?.[1]?.features[quoted]).toBe(1);
+    // "When" keeps the hand-set score (its answer is the line's date) and has no lines to fit on.
+    expect(await model.lines({ question: 'When did Caroline read it?', sources: lines, tier: 'default' })).toBeUndefined();
+    const when = await answer('When did Caroline love books?', lines, 'default', { ...PLAIN, lineWeights: weights });
+    expect(when.finish.cited).toEqual(['a']);
+  });
+
+  it('listNames: a list question is answered with the names and titles of its lines, comma separated', async () => {
+    const trips = [
+      source('a', 'Jon: I loved Paris, Gina, the dance shows there were unreal.', 0.9),
+      source('b', 'Jon: Last spring I went to Rome with my cousin Marco.', 0.85),
+      source('c', 'Gina: I stayed home and worked on the store.', 0.3),
+    ];
+    const rules = { ...PLAIN, listItems: 3 };
+    const names = await answer('Which cities has Jon visited?', trips, 'default', { ...rules, listNames: true });
+    // Gina is a speaker of the conversation, addressed in the line: not an item.
+    expect(names.text).toBe('Paris, Rome, Marco');
+    expect(names.finish.cited).toEqual(['a', 'b']);
+    expect((await answer('Which cities has Jon visited?', trips, 'default', rules)).text).toContain(' and ');
+    // A line that names nothing gives its phrase.
+    const plain = [source('a', 'Maria: I baked a peach cobbler for the bake sale.', 0.9), source('b', 'Maria: I made banana bread for the kids.', 0.85)];
+    expect((await answer('What desserts has Maria made?', plain, 'default', { ...rules, listNames: true })).text).toBe('Maria: I baked a peach cobbler for the bake sale., Maria: I made banana bread for the kids.');
   });
 
   it('abstention: the fitted model refuses the swapped-name question and answers the right one', async () => {

@@ -22,6 +22,10 @@ export interface AnswerParameters {
     readonly newsWeight: number;
     readonly trimEcho: boolean;
     readonly quotedTitles: boolean;
+    /** Weights of the answerer's LINE_FEATURES: the fitted line ranker (absent: the hand-set line score). */
+    readonly lineWeights?: readonly number[];
+    /** List questions answered with the names and titles of their lines. */
+    readonly listNames?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -29,9 +33,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0.3, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, abstention: { bias: 1.233749, weights: [0.296853, -1.690649, -1.956002, 0.817412, -0.203397, 0.371369, 4.868507] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8513,1.3217,0.8476,-0.4395,-0.466,0.269,1.6574,-2.8198,2.3269,-0.2033,-0.1191,-0.3691], listNames: true, abstention: { bias: 1.214269, weights: [-0.351289, -1.182565, -2.173493, -0.444586, 0.681448, 0.144987, 1.728409, -0.101483, 5.105124, 1.869077] } },
   calibration: {
     facts: [],
-    passages: [[0.622, 0.082], [0.708, 0.082], [0.743, 0.082], [0.778, 0.127], [0.829, 0.248], [0.913, 0.455], [0.978, 0.518]],
+    passages: [[0.668, 0.093], [0.749, 0.115], [0.775, 0.118], [0.828, 0.301], [0.915, 0.462], [0.976, 0.596]],
   },
 };

@@ -75,9 +75,38 @@ export interface AnswerRules {
    * answered with the quoted words: writers quote the names of books, songs and shows.
    */
   readonly quotedTitles: boolean;
+  /**
+   * Weights of LINE_FEATURES that rank the lines of a question answered by a phrase of its line (all but
+   * "when"), fitted by bench/fit-answers.ts as a logistic model of "this line answers best" on the lines
+   * retrieval found. Absent: the hand-set score of the weights above (questionPenalty, fillerPenalty,
+   * speakerWeight, newsWeight). "When" questions keep that score: their answer is the line's date, which the
+   * line's words say little about.
+   */
+  readonly lineWeights?: readonly number[];
+  /**
+   * A list question is answered with the names and quoted titles its lines hold ("Paris, Rome"), comma
+   * separated, rather than with the lines' phrases; a line that names nothing gives its phrase.
+   */
+  readonly listNames?: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
+
+/**
+ * What the line ranker weighs, each in [0, 1], in the order of AnswerRules.lineWeights:
+ * - lexical, semantic: the line's match to the question (rarer words weigh more; the embedder's, calibrated);
+ * - typed: it holds a phrase of the asked type (a name for who, a number for how many);
+ * - question: the line asks rather than tells;
+ * - filler: a speaker's line that tells nothing beyond the question's own words;
+ * - byAsked: spoken by a person the question names;
+ * - news: the share of NEWS_WORDS content words it adds to the question's;
+ * - rank: its memory's place among those retrieved (tenths);
+ * - quoted: it quotes a phrase (titles of books, songs, shows);
+ * - length: its length in words (thirtieths);
+ * - newName: it names something the question does not;
+ * - lead: it opens its memory (a turn's first sentence often greets or answers the question before it).
+ */
+export const LINE_FEATURES = ['lexical', 'semantic', 'typed', 'question', 'filler', 'byAsked', 'news', 'rank', 'quoted', 'length', 'newName', 'lead'] as const;
 
 /**
  * Whether the found passages answer the question at all, as a logistic model over ABSTENTION_SIGNALS: the
@@ -103,12 +132,24 @@ export interface AbstentionModel {
  * - speakerGap: how much better the best line of anyone matches the question than the best line spoken by
  *   the person it names (0 when it names no speaker): questions that swap the person ("What did Caroline
  *   realise after her race?" when Melanie ran it) find their words in the other person's turns.
+ * - relationMissing: share of the question's own words (content words less its names) that no found memory
+ *   naming one of its people or things holds (0 when it names none): "What did Caroline say about her
+ *   violin?" finds Caroline's memories, none of them about a violin; the words sit in others' memories.
+ * - lexicalGap: speakerGap on the question's words alone, among lines that tell more than the question;
+ * - leadByOther: the line answered from is spoken by someone other than the person the question names.
  */
-export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap'] as const;
+export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap', 'relationMissing', 'lexicalGap', 'leadByOther'] as const;
 
-/** Whether an abstention model refuses an answer with these signals. */
+/**
+ * Whether an abstention model refuses an answer with these signals. A question that names something no
+ * found memory holds (nameMissingAll 1: "What did Priya bake?" over notes about Maria) is refused whatever
+ * the weights: LoCoMo's unanswerable questions name people its memories hold, so the fitted model cannot
+ * learn this case (on the saved requests it refuses 2 of 576 answered answerable LoCoMo questions, 2 of 164
+ * unanswerable ones).
+ */
 export function abstains(model: AbstentionModel | undefined, signals: readonly number[] | undefined): boolean {
   if (!model || !signals) return false;
+  if (signals[ABSTENTION_SIGNALS.indexOf('nameMissingAll')] === 1) return true;
   return model.bias + model.weights.reduce((sum, weight, index) => sum + weight * (signals[index] ?? 0), 0) > 0;
 }
 
@@ -305,6 +346,28 @@ interface Candidate {
   readonly news: number;
   /** Whether the line's speaker is a person the question names. */
   readonly byAsked: boolean;
+  /** Its place among its memory's lines. */
+  readonly lineIndex: number;
+  /** It names something (a capitalised phrase past the speaker label) the question does not. */
+  readonly newName: boolean;
+}
+
+/** A line's LINE_FEATURES. */
+function lineFeatures(c: Candidate): number[] {
+  return [
+    c.lexical,
+    c.semantic,
+    c.bonus > 0 ? 1 : 0,
+    isQuestion(c.text) ? 1 : 0,
+    c.news < FILLER_WORDS && speakerLabel(c.text) !== undefined ? 1 : 0,
+    c.byAsked ? 1 : 0,
+    Math.min(1, c.news / NEWS_WORDS),
+    Math.min(1, c.sourceIndex / 10),
+    /["“][^"”]{2,60}["”]/u.test(c.text) ? 1 : 0,
+    Math.min(1, c.text.split(/\s+/).length / 30),
+    c.newName ? 1 : 0,
+    c.lineIndex === 0 ? 1 : 0,
+  ];
 }
 
 export function questionKind(question: string): QuestionKind {
@@ -408,10 +471,20 @@ export class BuiltinLanguageModel implements LanguageModel {
     return { ...passage, promptTokens, basis: 'passages' };
   }
 
-  /** The passage answer: the best sentence, or the typed phrase of it that answers. */
-  private async fromPassages(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; signals?: number[] }> {
-    const tier = TIERS[request.tier];
+  /**
+   * Every line of the retrieved memories with its LINE_FEATURES, for a question a phrase of its line answers
+   * (undefined for "when"): what bench/fit-answers.ts fits AnswerRules.lineWeights on.
+   */
+  async lines(request: AnswerRequest): Promise<{ text: string; sourceId: string; features: number[] }[] | undefined> {
     const kind = questionKind(request.question);
+    if (kind === 'when') return undefined;
+    const { candidates } = await this.candidatesOf(request, kind);
+    return candidates.map((candidate) => ({ text: candidate.text, sourceId: candidate.source.id, features: lineFeatures(candidate) }));
+  }
+
+  /** The lines of the retrieved memories, scored on their own (lexical match, embedding, type). */
+  private async candidatesOf(request: AnswerRequest, kind: QuestionKind) {
+    const tier = TIERS[request.tier];
     const questionWords = [...new Set(contentWords(request.question))];
     const questionNames = new Set(properNouns(request.question).map((name) => name.toLowerCase()));
     const questionWordSet = new Set(questionWords);
@@ -431,7 +504,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const multi: Candidate[] = [];
     request.sources.forEach((source, sourceIndex) => {
       const list = memorySentences(source.content);
-      for (const text of list) {
+      for (const [lineIndex, text] of list.entries()) {
         const present = new Set(contentWords(text));
         const matched = questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0);
         const candidate: Candidate = {
@@ -444,12 +517,14 @@ export class BuiltinLanguageModel implements LanguageModel {
           bonus: kindBonus(kind, text, questionNames),
           news: [...present].filter((word) => !questionWordSet.has(word) && !questionNames.has(word)).length,
           byAsked: askedSpeaker(speakerLabel(text)),
+          lineIndex,
+          newName: properNouns(text.replace(/^[^:]{1,40}:\s/u, '')).some((name) => !questionNames.has(name.toLowerCase())),
         };
         candidates.push(candidate);
         if (list.length > 1) multi.push(candidate);
       }
     });
-    if (candidates.length === 0) return { text: '', cited: [], support: 0 };
+    if (candidates.length === 0) return { candidates, questionWords, questionNames, questionWordSet };
 
     // In longer memories the memory's relevance says little about each sentence: embed the most promising.
     if (tier.embed > 0 && multi.length > 0) {
@@ -467,7 +542,17 @@ export class BuiltinLanguageModel implements LanguageModel {
       });
     }
 
-    const score = (c: Candidate) =>
+    return { candidates, questionWords, questionNames, questionWordSet };
+  }
+
+  /** The passage answer: the best sentence, or the typed phrase of it that answers. */
+  private async fromPassages(request: AnswerRequest): Promise<{ text: string; cited: string[]; support: number; signals?: number[] }> {
+    const tier = TIERS[request.tier];
+    const kind = questionKind(request.question);
+    const { candidates, questionWords, questionNames, questionWordSet } = await this.candidatesOf(request, kind);
+    if (candidates.length === 0) return { text: '', cited: [], support: 0 };
+    const lineWeights = kind === 'when' ? undefined : this.rules.lineWeights;
+    const handScore = (c: Candidate) =>
       0.5 * c.lexical +
       0.5 * c.semantic +
       c.bonus -
@@ -476,6 +561,17 @@ export class BuiltinLanguageModel implements LanguageModel {
       (c.news < FILLER_WORDS && speakerLabel(c.text) !== undefined ? this.rules.fillerPenalty : 0) +
       (c.byAsked ? this.rules.speakerWeight : 0) +
       this.rules.newsWeight * Math.min(1, c.news / NEWS_WORDS);
+    // A fitted ranker's value is a log-odds: the logistic keeps it positive, as KEEP_RATIO needs.
+    // Scored once per line: the sort and the list and span steps ask for the same scores many times.
+    const scores = new Map<Candidate, number>();
+    const score = (c: Candidate) => {
+      let value = scores.get(c);
+      if (value === undefined) {
+        value = lineWeights ? 1 / (1 + Math.exp(-lineFeatures(c).reduce((sum, feature, index) => sum + feature * (lineWeights[index] ?? 0), 0))) : handScore(c);
+        scores.set(c, value);
+      }
+      return value;
+    };
     const ranked = [...candidates].sort((a, b) => score(b) - score(a));
     const best = ranked[0] as Candidate;
     if (this.rules.abstainOnQuestion && isQuestion(best.text)) return { text: '', cited: [], support: 0 };
@@ -511,7 +607,22 @@ export class BuiltinLanguageModel implements LanguageModel {
           items.push(candidate);
         }
         picked.splice(0, picked.length, ...items);
-        text = joinList(items.map(phrase));
+        if (this.rules.listNames) {
+          // Names and titles answer "which cities / what books / what are the names of": the items are those
+          // of the lines, not the lines. The conversation's own speakers are addressed, not listed.
+          const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)?.toLowerCase()).filter((label) => label !== undefined));
+          const named = (candidate: Candidate) => {
+            const body = candidate.text.replace(/^[^:]{1,40}:\s/u, '');
+            const title = this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined;
+            const names = properNouns(body).filter((name) => {
+              const lower = name.toLowerCase();
+              return !speakers.has(lower) && !questionNames.has(lower) && ![...questionNames].some((asked) => asked.includes(lower)) && !(title ?? '').includes(name);
+            });
+            const found = [...(title ? [title] : []), ...names];
+            return found.length > 0 ? found : [phrase(candidate)];
+          };
+          text = [...new Set(items.flatMap(named))].join(', ');
+        } else text = joinList(items.map(phrase));
       }
     } else {
       // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
@@ -545,7 +656,17 @@ export class BuiltinLanguageModel implements LanguageModel {
     const named = spoken.filter((c) => c.byAsked);
     const asksSpeaker = candidates.some((c) => c.byAsked);
     const speakerGap = asksSpeaker && spoken.length > 0 ? Math.max(0, Math.max(...spoken.map(match)) - Math.max(0, ...named.map(match))) : 0;
-    return { text, cited, support, signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap)] };
+    // The same on the question's words alone, among lines that tell something: the memory's relevance is
+    // alike for both speakers' turns of one exchange, the words that match are not.
+    const telling = spoken.filter((c) => c.news >= FILLER_WORDS);
+    const lexicalGap = asksSpeaker && telling.length > 0 ? Math.max(0, Math.max(...telling.map((c) => c.lexical)) - Math.max(0, ...telling.filter((c) => c.byAsked).map((c) => c.lexical))) : 0;
+    const leadByOther = asksSpeaker && speakerLabel(lead.text) !== undefined && !lead.byAsked ? 1 : 0;
+    return {
+      text,
+      cited,
+      support,
+      signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap), relationMissing(request), Math.min(1, lexicalGap), leadByOther],
+    };
   }
 }
 
@@ -575,6 +696,22 @@ function abstentionSignals(request: AnswerRequest, lead: Candidate, typedMissing
     share((name) => !inAny.some((has) => has(name))),
     typedMissing ? 1 : 0,
   ];
+}
+
+/** The relationMissing signal of ABSTENTION_SIGNALS. */
+function relationMissing(request: AnswerRequest): number {
+  const names = questionNamesOf(request.question);
+  if (names.length === 0) return 0;
+  const nameWords = new Set(names.flatMap((name) => contentWords(name)));
+  const asked = [...new Set(contentWords(request.question))].filter((word) => !nameWords.has(word));
+  if (asked.length === 0) return 0;
+  const naming = request.sources.filter((source) => {
+    const text = ` ${words(source.content).join(' ')} `;
+    return names.some((name) => text.includes(` ${words(name).join(' ')} `));
+  });
+  if (naming.length === 0) return 0;
+  const present = new Set(naming.flatMap((source) => contentWords(source.content)));
+  return asked.filter((word) => !present.has(word)).length / asked.length;
 }
 
 /** What the extractive answerer found: the text ('' when it abstains) and what its confidence stands on. */
