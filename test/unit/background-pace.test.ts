@@ -86,4 +86,36 @@ describe('background pace', () => {
     await flush();
     expect(started).toEqual([0]);
   });
+
+  it('grants a batch as many slots as the pace allows now: the whole batch at full pace, the yielding size while requests run', async () => {
+    const pace = new BackgroundPace({ full: Number.POSITIVE_INFINITY, yielding: 4, quietMs: 100, now: () => 0 });
+    const whole = await pace.acquireUpTo(32);
+    expect(whole.granted).toBe(32);
+    expect(pace.load().running).toBe(32);
+    whole.release();
+    whole.release(); // once only
+    expect(pace.load().running).toBe(0);
+
+    const ended = pace.interactiveStarted();
+    const first = await pace.acquireUpTo(32);
+    expect(first.granted).toBe(4);
+    // The next batch waits for a slot, then gets what is free (never fewer than one, never more than allowed).
+    let second: { granted: number; release: () => void } | null = null;
+    void pace.acquireUpTo(32).then((granted) => (second = granted));
+    await flush();
+    expect(second).toBeNull();
+    expect(pace.load()).toMatchObject({ running: 4, waiting: 1, allowed: 4 });
+    first.release();
+    await flush();
+    expect(second).not.toBeNull();
+    expect(second!.granted).toBe(4);
+    expect(pace.load()).toMatchObject({ running: 4, waiting: 0 });
+    second!.release();
+    ended();
+    expect(pace.load().running).toBe(0);
+    // A batch of one asks for one.
+    const single = await pace.acquireUpTo(1);
+    expect(single.granted).toBe(1);
+    single.release();
+  });
 });

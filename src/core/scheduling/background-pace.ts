@@ -76,6 +76,27 @@ export class BackgroundPace {
     };
   }
 
+  /**
+   * Waits for a slot like acquire(), then takes as many more as the pace allows now, up to `wanted` in all
+   * (at least one): a batch of background items runs whole while nobody waits, and in pieces of the
+   * yielding size while requests run. Call `release` (once) when the granted items are done.
+   */
+  async acquireUpTo(wanted: number): Promise<{ readonly granted: number; readonly release: () => void }> {
+    const first = await this.acquire();
+    const extra = this.waiting.length > 0 ? 0 : Math.max(0, Math.min(Math.floor(wanted) - 1, this.allowed() - this.running));
+    this.running += extra;
+    let released = false;
+    return {
+      granted: 1 + extra,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.running -= extra;
+        first();
+      },
+    };
+  }
+
   load(): PaceLoad {
     return { interactive: this.interactive, running: this.running, waiting: this.waiting.length, allowed: this.allowed() };
   }
