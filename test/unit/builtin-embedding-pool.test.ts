@@ -103,4 +103,29 @@ describe('built-in embedder worker pool', () => {
       await two.close();
     }
   }, 60_000);
+
+  it('lets interactive texts that arrive while one is embedded wait and go together; a backlog of them takes a second worker', async () => {
+    const two = new BuiltinEmbeddingModel(2);
+    try {
+      await two.init();
+      await two.doEmbed(texts, { priority: 'background' });
+      expect(two.workers).toBe(2);
+
+      const before = two.load().batches;
+      const first = two.doEmbed(['who is travelling to Lisbon?']);
+      const followers = [0, 1, 2].map((i) => two.doEmbed([`what did Sarah say about the roadmap, day ${i}?`]));
+      // By state: the followers wait for the batch in flight instead of taking the free worker one by one.
+      expect(two.busy()).toEqual({ interactive: 1, background: 0 });
+      expect(two.load().queued.interactive).toBe(3);
+      await Promise.all([first, ...followers]);
+      expect(two.load().batches - before).toBe(2);
+
+      const lead = two.doEmbed(['where is the kite festival?']);
+      const crowd = Array.from({ length: 10 }, (_, i) => two.doEmbed([`a question about the ferry timetable, number ${i}`]));
+      expect(two.busy()).toEqual({ interactive: 2, background: 0 });
+      await Promise.all([lead, ...crowd]);
+    } finally {
+      await two.close();
+    }
+  }, 60_000);
 });
