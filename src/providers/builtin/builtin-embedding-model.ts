@@ -192,6 +192,8 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     for (const batch of slot.inFlight.values()) for (const item of batch) item.reject(error);
     slot.inFlight.clear();
     slot.busy = false;
+    // Texts held for this worker's batch (or the reserve) go to the others, or to a worker started for them.
+    if (!this.closed) this.pump();
   }
 
   private onResult(slot: WorkerSlot, message: Extract<WorkerMessage, { id: number }>): void {
