@@ -84,6 +84,8 @@ export interface IngestServiceDeps {
   readonly files?: WatchedFileSaver;
   /** Several daemons on one store: a job runs on the daemon that holds its lease (one at a time). */
   readonly leases?: Leases;
+  /** The store is shared with other daemons (then text items are saved one at a time, not in batches). */
+  readonly sharedStore?: boolean;
   /** Slows items down while interactive requests run (without it, items run at the queues' limits). */
   readonly pace?: BackgroundPace;
   readonly now?: () => number;
@@ -123,7 +125,10 @@ export class IngestService {
     this.items = new JobQueue(concurrency);
     this.fetches = new JobQueue(Math.min(concurrency, FETCH_CONCURRENCY));
     this.fileBatches = new JobQueue(FILE_BATCHES_AT_ONCE);
-    this.textBatchSize = Math.max(1, Math.min(TEXT_BATCH, concurrency));
+    // Several daemons on one store: one item per save, as before batches. A job taken over after its daemon
+    // was killed ended with one batch's items stored twice in the e2e test (a gap in how the new holder finds
+    // what the old one stored, not found yet); items one at a time never showed it.
+    this.textBatchSize = deps.sharedStore ? 1 : Math.max(1, Math.min(TEXT_BATCH, concurrency));
     this.textBatches = new JobQueue(Math.max(1, Math.floor(concurrency / this.textBatchSize)));
     this.now = deps.now ?? Date.now;
   }
