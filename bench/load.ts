@@ -9,13 +9,16 @@
  *    16 and 64 clients, `--seconds` each; with `--alternate DIR` (another build) as A B A B pairs on the same
  *    data, so both builds meet the same machine load; per run req/s, p50, p99, errors, 429s, and the daemon's
  *    own `load` figures at the end of the run (GET /v1/status: where the time goes).
- * 3. Search during a bulk ingest: `--ingest` standard items (default 2,000; the issue's figure is 10,000) as
- *    an async job while one client searches one request at a time; search p50/p95 then, and alone before.
+ * 3. Bulk ingest alone: `--ingest` standard items, then as many turbo items, as async jobs with nobody else
+ *    using the daemon (A B A B with `--alternate`); then search during a bulk ingest: as many standard items
+ *    (the issue's figure is 10,000) while one client searches one request at a time, search p50/p95 then and
+ *    alone before (A B A B too).
  * 4. A folder's first scan: `--scan` markdown notes (default 500) in a fresh folder, `POST /v1/watches`, timed
  *    to the scan job's end, as A B A B with `--alternate`; files/s against the models alone on the same texts.
  *    `--seconds 0` skips step 2 and `--ingest 0` step 3 (to time the scan alone).
- * 5. The models' own cap on the same items in-process (2 embedding workers and the extraction thread, as
- *    the daemon runs them, without storing anything), and the ingest rate through the API: the ratio.
+ * 5. The models' own cap on items like these in-process (2 embedding workers and the extraction thread, as
+ *    the daemon runs them, without storing anything), before the daemon starts and after it stops, and each
+ *    ingest rate through the API as a ratio to the mean of the two.
  *
  *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--scan 500] [--alternate DIR]
  */
@@ -151,22 +154,28 @@ async function folderScan(daemon: BenchDaemon, build: 'current' | 'alternate', t
 }
 
 interface IngestFigures {
+  readonly build: 'current' | 'alternate';
   readonly alone: ReturnType<typeof latencyFigures>;
   readonly during: ReturnType<typeof latencyFigures>;
   readonly ingestSeconds: number;
   /** The job while one client searched (the background pace slows it then). */
   readonly itemsPerSecond: number;
-  /** The same number of other items as a job with no other request meanwhile (its status polled twice a second). */
-  readonly aloneItemsPerSecond: number;
   readonly searches: number;
   /** GET /v1/status `load` when the job was half done. */
   readonly midway: unknown;
 }
 
+interface IngestRun {
+  readonly build: 'current' | 'alternate';
+  /** Items/s of a job with nobody else using the daemon: standard items, then as many turbo ones. */
+  readonly standard: number;
+  readonly turbo: number;
+}
+
 /** An ingest job of `payload` with nobody else using the daemon (status polled twice a second): items/s. */
-async function ingestAlone(daemon: BenchDaemon, payload: readonly { content: string; tags: string[] }[]): Promise<number> {
+async function ingestAlone(daemon: BenchDaemon, payload: readonly { content: string; tags: string[] }[], turbo = false): Promise<number> {
   const started = performance.now();
-  const accepted = await daemon.client.ingest({ items: [...payload], async: true });
+  const accepted = await daemon.client.ingest({ items: [...payload], async: true, turbo });
   for (;;) {
     const status = await daemon.client.ingestStatus(accepted.jobId);
     if (status.status === 'completed' || status.status === 'failed') break;
@@ -175,9 +184,7 @@ async function ingestAlone(daemon: BenchDaemon, payload: readonly { content: str
   return round(payload.length / ((performance.now() - started) / 1000), 1);
 }
 
-async function searchDuringIngest(daemon: BenchDaemon, queries: NoteGenerator, items: number): Promise<IngestFigures> {
-  const aloneNotes = createNoteGenerator(SEED + items + 2);
-  const aloneItemsPerSecond = await ingestAlone(daemon, Array.from({ length: items }, () => ({ content: aloneNotes.note().content, tags: ['bench-ingest-alone'] })));
+async function searchDuringIngest(daemon: BenchDaemon, build: 'current' | 'alternate', queries: NoteGenerator, items: number): Promise<IngestFigures> {
   const alone: number[] = [];
   for (let i = 0; i < 60; i++) alone.push((await timed(() => daemon.client.search({ query: queries.query(), limit: 10 }))).ms);
   const notes = createNoteGenerator(SEED + items);
@@ -200,7 +207,7 @@ async function searchDuringIngest(daemon: BenchDaemon, queries: NoteGenerator, i
   while (!done) during.push((await timed(() => daemon.client.search({ query: queries.query(), limit: 10 }))).ms);
   await poll;
   const seconds = (performance.now() - started) / 1000;
-  return { alone: latencyFigures(alone), during: latencyFigures(during), ingestSeconds: round(seconds, 1), itemsPerSecond: round(items / seconds, 1), aloneItemsPerSecond, searches: during.length, midway };
+  return { build, alone: latencyFigures(alone), during: latencyFigures(during), ingestSeconds: round(seconds, 1), itemsPerSecond: round(items / seconds, 1), searches: during.length, midway };
 }
 
 /** Embedding and extraction of the same items in-process, as the daemon runs them, nothing stored: items/s. */
@@ -249,7 +256,12 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const runs: LoadRun[] = [];
   let cost: Record<string, number> = {};
   let costThreads: Record<string, Record<string, number>> = {};
-  let ingest: IngestFigures | null = null;
+  const ingest: IngestFigures[] = [];
+  const ingestRuns: IngestRun[] = [];
+  const capNotes = createNoteGenerator(SEED + ingestItems + 1);
+  const capTexts = Array.from({ length: ingestItems }, () => capNotes.note().content);
+  process.stderr.write('  the models alone on the same number of items (before)\n');
+  const capBefore = ingestItems > 0 ? await modelsCap(capTexts) : { standard: Number.NaN, turbo: Number.NaN };
   try {
     const items = Array.from({ length: size }, () => stream());
     process.stderr.write(`  loading ${size} memories\n`);
@@ -279,17 +291,30 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
         scans.push(await folderScan(daemon, build, texts));
       }
     }
-    if (options.alternate) await daemon.use('current');
     if (ingestItems > 0) {
-      process.stderr.write(`  searches during an ingest of ${ingestItems} items\n`);
-      ingest = await searchDuringIngest(daemon, queries, ingestItems);
+      let run = 0;
+      for (const build of builds) {
+        if (options.alternate) await daemon.use(build);
+        process.stderr.write(`  an ingest of ${ingestItems} standard items, then ${ingestItems} turbo, alone, ${build}\n`);
+        // New texts each run (an item equal to a stored memory would cost what a new one does, but reads differ).
+        const notes = createNoteGenerator(SEED + 1000 * ++run + ingestItems);
+        const payload = () => Array.from({ length: ingestItems }, () => ({ content: notes.note().content, tags: ['bench-ingest-alone'] }));
+        const standard = await ingestAlone(daemon, payload());
+        const turbo = await ingestAlone(daemon, payload(), true);
+        ingestRuns.push({ build, standard, turbo });
+      }
+      for (const build of builds) {
+        if (options.alternate) await daemon.use(build);
+        process.stderr.write(`  searches during an ingest of ${ingestItems} items, ${build}\n`);
+        ingest.push(await searchDuringIngest(daemon, build, queries, ingestItems));
+      }
     }
   } finally {
     await daemon.stop();
   }
-  process.stderr.write('  the models alone on the same number of items\n');
-  const capNotes = createNoteGenerator(SEED + ingestItems + 1);
-  const cap = ingestItems > 0 ? await modelsCap(Array.from({ length: ingestItems }, () => capNotes.note().content)) : { standard: Number.NaN, turbo: Number.NaN };
+  process.stderr.write('  the models alone on the same number of items (after)\n');
+  const capAfter = ingestItems > 0 ? await modelsCap(capTexts) : { standard: Number.NaN, turbo: Number.NaN };
+  const cap = { standard: round((capBefore.standard + capAfter.standard) / 2, 1), turbo: round((capBefore.turbo + capAfter.turbo) / 2, 1) };
   const scanCap = scanFiles > 0 ? await modelsCap(scanTexts(scanFiles)) : null;
   const uptimeAfter = execFileSync('uptime', { encoding: 'utf8' }).trim();
 
@@ -320,17 +345,14 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     }),
   };
   const ingestTable: Table = {
-    title: `search during a bulk ingest of ${ingestItems} standard items; ingest vs the models' own cap`,
-    header: ['figure', 'value'],
-    rows: ingest
-      ? [
-          ['search alone p50 / p95 ms', `${ingest.alone.p50} / ${ingest.alone.p95}`],
-          ['search during ingest p50 / p95 ms', `${ingest.during.p50} / ${ingest.during.p95} (${ingest.searches} searches)`],
-          ['ingest items/s (API, standard): alone / while one client searches', `${ingest.aloneItemsPerSecond} / ${ingest.itemsPerSecond}`],
-          ['models alone items/s (standard / turbo)', `${cap.standard} / ${cap.turbo}`],
-          ['ingest alone / models (standard)', round(ingest.aloneItemsPerSecond / cap.standard, 2)],
-        ]
-      : [],
+    title: `bulk ingest of ${ingestItems} items alone against the models' own cap (before / after the daemon: standard ${capBefore.standard} / ${capAfter.standard}, turbo ${capBefore.turbo} / ${capAfter.turbo} items/s)`,
+    header: ['build', 'standard items/s', 'standard / cap', 'turbo items/s', 'turbo / cap'],
+    rows: ingestRuns.map((run) => [run.build, run.standard, round(run.standard / cap.standard, 2), run.turbo, round(run.turbo / cap.turbo, 2)]),
+  };
+  const duringTable: Table = {
+    title: `search during a bulk ingest of ${ingestItems} standard items (one client searching)`,
+    header: ['build', 'search alone p50 / p95 ms', 'during ingest p50 / p95 ms', 'searches', 'ingest items/s meanwhile'],
+    rows: ingest.map((run) => [run.build, `${run.alone.p50} / ${run.alone.p95}`, `${run.during.p50} / ${run.during.p95}`, run.searches, run.itemsPerSecond]),
   };
   const scanTable: Table = {
     title: `a folder's first scan of ${scanFiles} markdown notes; the models alone on the same texts: ${scanCap?.standard ?? '-'} items/s`,
@@ -353,11 +375,14 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       medians: Object.fromEntries([16, 64].flatMap((clients) => ['current', 'alternate'].map((build) => [`${clients} ${build}`, summary(clients, build)]))),
       runs,
       ingest,
+      ingestRuns,
       modelsCap: cap,
+      modelsCapBefore: capBefore,
+      modelsCapAfter: capAfter,
       scans,
       scanModelsCap: scanCap,
     },
-    tables: [costTable, runTable, scanTable, ingestTable],
+    tables: [costTable, runTable, scanTable, ingestTable, duringTable],
     notes: [`uptime before: ${uptimeBefore}`, `uptime after: ${uptimeAfter}`, 'The load generator runs on the same cores as the daemon.'],
   };
 }

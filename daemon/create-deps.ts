@@ -257,6 +257,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     itemConcurrency: config['ingest.concurrency'],
     files: watchedFiles,
     leases,
+    sharedStore: location.shared,
     pace,
     onError: (error, context) => options.logger?.warn({ err: error, ...context }, 'ingest job failed'),
   });

@@ -148,50 +148,96 @@ export class MemoryService {
   }
 
   async save(accountId: string, input: SaveInput): Promise<MemoryRecord> {
-    if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
-    assertContentSize(input.content);
-    const title = input.title?.trim() || deriveTitle(input.content);
+    const [outcome] = await this.saveMany(accountId, [input]);
+    if (!outcome) throw new MemError('INTERNAL_ERROR', 'The save produced no outcome.');
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return outcome.value;
+  }
+
+  /**
+   * Saves several memories as one batch (bulk ingest, a first scan): their passages go to the embedder in
+   * one call, so its workers get full batches, and their rows are appended in one turn of the event loop,
+   * so the table writer commits them together (a save at a time left 1-5 rows per commit, and every commit
+   * is a fragment each later read goes through). Settles per input, in order: an invalid input fails alone.
+   */
+  async saveMany(accountId: string, inputs: readonly SaveInput[]): Promise<PromiseSettledResult<MemoryRecord>[]> {
     const now = this.now();
-    if (input.createdAt !== undefined) assertCreatedAt(input.createdAt, now);
-    const createdAt = input.createdAt ?? now;
-    const turbo = input.turbo ?? false;
-    // The passages go to the embedding worker first; an inline extractor then works on the main thread
-    // meanwhile (two cores busy instead of one after the other).
-    const context = input.context?.trim() ?? '';
-    const author = normaliseAuthor(input.author);
-    const embedding = this.embedChunks({ content: input.content, title, context, author });
-    const extraction = turbo ? null : (this.deps.knowledge?.extractAhead?.(input.content, createdAt) ?? null);
-    const chunks = await embedding;
-    const memory: MemoryRecord = {
-      // Ids sort by time: a memory dated in the past gets an id of its date (ULIDs start in 1970).
-      id: input.id ?? newId('memory', Math.max(0, Math.floor(createdAt))),
-      title,
-      content: input.content,
-      description: input.description ?? '',
-      tags: uniqueTags(input.tags),
-      metadata: input.metadata ?? {},
-      spaceId: input.spaceId ?? '',
-      createdAt,
-      updatedAt: null,
-      contentHash: contentHash(input.content),
-      turbo,
-      context,
-      author,
-    };
-    const stored = this.store(accountId).insert(memory, chunks);
-    // Turbo saves skip extraction; inline extractors finish before the save returns. The knowledge is
-    // prepared while the memory commits (its entity lookups overlap that commit) and committed after it.
-    const knowing = memory.turbo
-      ? undefined
-      : this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true, unseen: input.id === undefined, stored, ...(extraction ? { extraction } : {}) });
+    const outcomes: PromiseSettledResult<MemoryRecord>[] = inputs.map(() => ({ status: 'rejected', reason: null }));
+    const valid: { at: number; input: SaveInput; title: string; createdAt: number; context: string; author: string }[] = [];
+    inputs.forEach((input, at) => {
+      try {
+        if (!input.content.trim()) throw new MemError('VALIDATION_ERROR', 'content must not be empty.');
+        assertContentSize(input.content);
+        if (input.createdAt !== undefined) assertCreatedAt(input.createdAt, now);
+        valid.push({
+          at,
+          input,
+          title: input.title?.trim() || deriveTitle(input.content),
+          createdAt: input.createdAt ?? now,
+          context: input.context?.trim() ?? '',
+          author: normaliseAuthor(input.author),
+        });
+      } catch (reason) {
+        outcomes[at] = { status: 'rejected', reason };
+      }
+    });
+    if (valid.length === 0) return outcomes;
+    // The passages go to the embedding workers first; an inline extractor then works meanwhile (its own
+    // thread, or the main thread): two cores busy instead of one after the other.
+    const embedding = embedPassages(
+      valid.map(({ input, title, context, author }) => memoryPassages(input.content, title, context, author)),
+      (texts) => embedMany(this.deps.embedder, texts, { priority: currentPriority() }),
+    );
+    const extractions = valid.map(({ input, createdAt }) => (input.turbo ? null : (this.deps.knowledge?.extractAhead?.(input.content, createdAt) ?? null)));
+    let chunks: ChunkInput[][];
     try {
-      await stored;
-      this.engine.termStats.changed(accountId);
-    } finally {
-      // When the memory's own commit failed, this settles without committing anything.
-      await knowing;
+      chunks = await embedding;
+    } catch (reason) {
+      for (const { at } of valid) outcomes[at] = { status: 'rejected', reason };
+      return outcomes;
     }
-    return memory;
+    const store = this.store(accountId);
+    const saves = valid.map(({ input, title, createdAt, context, author }, index) => {
+      const memory: MemoryRecord = {
+        // Ids sort by time: a memory dated in the past gets an id of its date (ULIDs start in 1970).
+        id: input.id ?? newId('memory', Math.max(0, Math.floor(createdAt))),
+        title,
+        content: input.content,
+        description: input.description ?? '',
+        tags: uniqueTags(input.tags),
+        metadata: input.metadata ?? {},
+        spaceId: input.spaceId ?? '',
+        createdAt,
+        updatedAt: null,
+        contentHash: contentHash(input.content),
+        turbo: input.turbo ?? false,
+        context,
+        author,
+      };
+      // Every insert of the batch starts in this same turn: the table writer appends them in one commit.
+      const stored = store.insert(memory, chunks[index] ?? []);
+      // Turbo saves skip extraction; inline extractors finish before the save returns. The knowledge is
+      // prepared while the memory commits (its entity lookups overlap that commit) and committed after it.
+      const extraction = extractions[index];
+      const knowing = memory.turbo
+        ? undefined
+        : this.deps.knowledge?.memorySaved(accountId, memory, { fresh: true, unseen: input.id === undefined, stored, ...(extraction ? { extraction } : {}) });
+      return { memory, stored, knowing };
+    });
+    const settled = await Promise.allSettled(saves.map(({ stored }) => stored));
+    if (settled.some((outcome) => outcome.status === 'fulfilled')) this.engine.termStats.changed(accountId);
+    // When a memory's own commit failed, its knowledge settles without committing anything.
+    const known = await Promise.allSettled(saves.map(({ knowing }) => knowing));
+    settled.forEach((outcome, index) => {
+      const entry = valid[index];
+      const save = saves[index];
+      const knowledge = known[index];
+      if (!entry || !save) return;
+      if (outcome.status === 'rejected') outcomes[entry.at] = outcome;
+      else if (knowledge?.status === 'rejected') outcomes[entry.at] = knowledge;
+      else outcomes[entry.at] = { status: 'fulfilled', value: save.memory };
+    });
+    return outcomes;
   }
 
   async get(accountId: string, id: string): Promise<MemoryRecord> {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../daemon/app.js';
 import { PLANS, type PlanTable } from '../../src/core/accounts/plans.js';
 import { verifySignature } from '../../src/ingest/webhooks.js';
@@ -259,5 +259,31 @@ describe('URL saves, file uploads and bulk ingest', () => {
     const done = await waitFor(async () => json(await as({ method: 'GET', url: second.statusUrl })), (s) => s.status === 'completed');
     expect(done.progress.completed).toBe(1);
     expect(json(await as({ method: 'GET', url: first.statusUrl })).status).toBe('completed');
+  });
+
+  it("saves a job's text items in batches (one save call, one job-items append per batch); an item over the size limit fails alone", async () => {
+    const memories = t.deps.memories;
+    const jobItems = t.deps.storage.jobItems;
+    const saveMany = vi.spyOn(memories, 'saveMany');
+    const append = vi.spyOn(jobItems, 'append');
+    try {
+      const items = Array.from({ length: 40 }, (_, i) => ({ content: `Batched note ${i}: the tide tables for the harbour change on day ${i % 5}.`, tags: ['batched'] }));
+      items[7] = { content: 'x'.repeat(101 * 1024), tags: ['batched'] };
+      const accepted = json(await t.request({ method: 'POST', url: '/v1/ingest', payload: { items, turbo: true } }));
+      await t.deps.ingest.onIdle();
+      const status = json(await t.request({ method: 'GET', url: accepted.statusUrl }));
+      expect(status.progress).toMatchObject({ total: 40, completed: 39, failed: 1 });
+      expect(status.errors).toEqual([{ index: 7, error: expect.stringMatching(/^CONTENT_TOO_LARGE: /) }]);
+      // Nobody else used the daemon, so the pace let each batch run whole: 32 items and 8, not 40 saves.
+      const sizes = saveMany.mock.calls.map(([, inputs]) => inputs.length).sort((a, b) => b - a);
+      expect(sizes).toEqual([32, 8]);
+      const appended = append.mock.calls.map(([rows]) => rows.length).sort((a, b) => b - a);
+      expect(appended).toEqual([32, 8]);
+      const listed = json(await t.request({ method: 'GET', url: '/v1/memories?tags=batched&limit=100' }));
+      expect(listed.pagination.total).toBe(39);
+    } finally {
+      saveMany.mockRestore();
+      append.mockRestore();
+    }
   });
 });

@@ -113,18 +113,27 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
       expect(pace.load().interactive).toBe(0);
 
       const ended = pace.interactiveStarted();
-      const items = Array.from({ length: 40 }, (_, i) => ({ content: `Paced note ${i}: the ferry timetable changes on day ${i % 7}.` }));
-      const accepted = json(await t.request({ method: 'POST', url: '/v1/ingest', payload: { items, turbo: true } }));
-      expect(started).toHaveBeenCalledTimes(3); // the test's own, not the ingest request
-      // By order: items queue behind the pace while the request runs, at most the yielding number at once.
-      await until(() => pace.load().waiting > 0, 'items waiting for the pace');
-      expect(pace.load().running).toBeLessThanOrEqual(4);
-      expect(pace.load().allowed).toBe(4);
-      ended();
-      // Waited on in-process: a status poll over HTTP would itself be an interactive request.
-      await t.deps.ingest.onIdle();
-      const status = json(await t.request({ method: 'GET', url: `/v1/ingest/status/${accepted.jobId}` }));
-      expect(status.progress).toMatchObject({ total: 40, completed: 40, failed: 0 });
+      const saveMany = vi.spyOn(t.deps.memories, 'saveMany');
+      let most = 0;
+      const watch = setInterval(() => (most = Math.max(most, pace.load().running)), 2);
+      try {
+        const items = Array.from({ length: 40 }, (_, i) => ({ content: `Paced note ${i}: the ferry timetable changes on day ${i % 7}.` }));
+        const accepted = json(await t.request({ method: 'POST', url: '/v1/ingest', payload: { items, turbo: true } }));
+        expect(started).toHaveBeenCalledTimes(3); // the test's own, not the ingest request
+        // By order: while the request runs, the job's batches go in pieces of 2 (two at once), not whole.
+        await until(() => saveMany.mock.calls.length >= 4, 'pieces of the job saved while the request runs');
+        expect(pace.load().allowed).toBe(4);
+        expect(Math.max(...saveMany.mock.calls.map(([, inputs]) => inputs.length))).toBeLessThanOrEqual(2);
+        expect(most).toBeLessThanOrEqual(4);
+        ended();
+        // Waited on in-process: a status poll over HTTP would itself be an interactive request.
+        await t.deps.ingest.onIdle();
+        const status = json(await t.request({ method: 'GET', url: `/v1/ingest/status/${accepted.jobId}` }));
+        expect(status.progress).toMatchObject({ total: 40, completed: 40, failed: 0 });
+      } finally {
+        clearInterval(watch);
+        saveMany.mockRestore();
+      }
       // Progress polls watch background work: they do not slow it.
       expect(started).toHaveBeenCalledTimes(3);
       expect(pace.load()).toMatchObject({ running: 0, waiting: 0 });

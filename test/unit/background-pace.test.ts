@@ -86,4 +86,40 @@ describe('background pace', () => {
     await flush();
     expect(started).toEqual([0]);
   });
+
+  it('grants a batch as many slots as the pace allows now: the whole batch at full pace, half the yielding size while requests run', async () => {
+    const pace = new BackgroundPace({ full: Number.POSITIVE_INFINITY, yielding: 4, quietMs: 100, now: () => 0 });
+    const whole = await pace.acquireUpTo(32);
+    expect(whole.granted).toBe(32);
+    expect(pace.load().running).toBe(32);
+    whole.release();
+    whole.release(); // once only
+    expect(pace.load().running).toBe(0);
+
+    const ended = pace.interactiveStarted();
+    // While a request runs: pieces of half the yielding size, so that two of them overlap.
+    const first = await pace.acquireUpTo(32);
+    expect(first.granted).toBe(2);
+    const second = await pace.acquireUpTo(32);
+    expect(second.granted).toBe(2);
+    // The next batch waits for a slot, then gets what is free (never fewer than one, never more than allowed).
+    let third: { granted: number; release: () => void } | null = null;
+    void pace.acquireUpTo(32).then((granted) => (third = granted));
+    await flush();
+    expect(third).toBeNull();
+    expect(pace.load()).toMatchObject({ running: 4, waiting: 1, allowed: 4 });
+    first.release();
+    await flush();
+    expect(third).not.toBeNull();
+    expect(third!.granted).toBe(2);
+    expect(pace.load()).toMatchObject({ running: 4, waiting: 0 });
+    second.release();
+    third!.release();
+    ended();
+    expect(pace.load().running).toBe(0);
+    // A batch of one asks for one.
+    const single = await pace.acquireUpTo(1);
+    expect(single.granted).toBe(1);
+    single.release();
+  });
 });

@@ -71,4 +71,61 @@ describe('built-in embedder worker pool', () => {
       await one.close();
     }
   }, 60_000);
+
+  it('keeps one of two workers free of background batches while interactive texts arrive, and uses both again after', async () => {
+    const two = new BuiltinEmbeddingModel(2);
+    try {
+      await two.init();
+      // A backlog grows the pool to two workers.
+      await two.doEmbed(texts, { priority: 'background' });
+      expect(two.workers).toBe(2);
+
+      await two.doEmbed(['who is travelling to Lisbon?'], { priority: 'interactive' });
+      let most = 0;
+      const watch = setInterval(() => (most = Math.max(most, two.busy().background)), 2);
+      const backlog = two.doEmbed(texts, { priority: 'background' });
+      // Within the reserve (300 ms after the interactive text), by its state: one worker, never two.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(most).toBe(1);
+      expect(two.busy().interactive).toBe(0);
+      // A query now finds a worker free: it is not queued behind the backlog's batches.
+      const before = two.load().queued.background;
+      const query = two.doEmbed(['what did Sarah say about the roadmap?'], { priority: 'interactive' });
+      expect(two.busy().interactive).toBe(1);
+      await query;
+      expect(before).toBeGreaterThan(0);
+      // After the reserve the backlog takes both workers again.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await backlog;
+      clearInterval(watch);
+      expect(most).toBe(2);
+    } finally {
+      await two.close();
+    }
+  }, 60_000);
+
+  it('lets interactive texts that arrive while one is embedded wait and go together; a backlog of them takes a second worker', async () => {
+    const two = new BuiltinEmbeddingModel(2);
+    try {
+      await two.init();
+      await two.doEmbed(texts, { priority: 'background' });
+      expect(two.workers).toBe(2);
+
+      const before = two.load().batches;
+      const first = two.doEmbed(['who is travelling to Lisbon?']);
+      const followers = [0, 1, 2].map((i) => two.doEmbed([`what did Sarah say about the roadmap, day ${i}?`]));
+      // By state: the followers wait for the batch in flight instead of taking the free worker one by one.
+      expect(two.busy()).toEqual({ interactive: 1, background: 0 });
+      expect(two.load().queued.interactive).toBe(3);
+      await Promise.all([first, ...followers]);
+      expect(two.load().batches - before).toBe(2);
+
+      const lead = two.doEmbed(['where is the kite festival?']);
+      const crowd = Array.from({ length: 10 }, (_, i) => two.doEmbed([`a question about the ferry timetable, number ${i}`]));
+      expect(two.busy()).toEqual({ interactive: 2, background: 0 });
+      await Promise.all([lead, ...crowd]);
+    } finally {
+      await two.close();
+    }
+  }, 60_000);
 });

@@ -9,6 +9,7 @@ import type { KnowledgeHooks } from '../knowledge/knowledge-service.js';
 import type { EdgeRecord, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
 import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, uniqueTags } from '../memory-service.js';
 import type { MemoryStore, MemoryWithChunks, Storage } from '../ports.js';
+import { inBackground } from '../scheduling/priority.js';
 import type { ChunkInput, MemoryRecord, WatchRecord } from '../types.js';
 import {
   derivedMemoryId,
@@ -358,14 +359,16 @@ export class ImportService {
       for (const entry of planned) tally.fail(entry.item.index, 'memory', entry.memory.id, message(error));
       return;
     }
+    const extract: MemoryRecord[] = [];
     for (const entry of planned) {
       tally.count('memory', entry.outcome);
       // No extraction in the file: extract as a save would (new standard memories and changed content).
       const contentChanged = !entry.previous || entry.previous.contentHash !== entry.memory.contentHash;
-      if (entry.item.line.extraction === undefined && !entry.memory.turbo && contentChanged) {
-        await this.deps.knowledge.memorySaved(tenant, entry.memory);
-      }
+      if (entry.item.line.extraction === undefined && !entry.memory.turbo && contentChanged) extract.push(entry.memory);
     }
+    // All at once, as background work: the extraction thread takes them in turn (requests first) and their
+    // knowledge is committed in batches; one after another, each waited for its own knowledge commits.
+    await Promise.all(extract.map((memory) => inBackground(() => this.deps.knowledge.memorySaved(tenant, memory))));
   }
 
   /** Passages and vectors of each planned memory: the file's, the stored ones, or newly embedded. */

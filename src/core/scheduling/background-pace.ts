@@ -76,6 +76,30 @@ export class BackgroundPace {
     };
   }
 
+  /**
+   * Waits for a slot like acquire(), then takes as many more as the pace allows now, up to `wanted` in all
+   * (at least one): a batch of background items runs whole while nobody waits, and while requests run in
+   * pieces of half the yielding size, so that two pieces overlap (one embeds while the other commits).
+   * Call `release` (once) when the granted items are done.
+   */
+  async acquireUpTo(wanted: number): Promise<{ readonly granted: number; readonly release: () => void }> {
+    const first = await this.acquire();
+    const allowed = this.allowed();
+    const piece = Number.isFinite(allowed) ? Math.ceil(allowed / 2) : Math.floor(wanted);
+    const taken = this.waiting.length > 0 ? 0 : Math.max(0, Math.min(Math.floor(wanted) - 1, piece - 1, allowed - this.running));
+    this.running += taken;
+    let released = false;
+    return {
+      granted: 1 + taken,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.running -= taken;
+        first();
+      },
+    };
+  }
+
   load(): PaceLoad {
     return { interactive: this.interactive, running: this.running, waiting: this.waiting.length, allowed: this.allowed() };
   }

@@ -22,6 +22,8 @@ interface WorkerSlot {
   idleTimer: NodeJS.Timeout | null;
   /** When the batch in flight was posted (performance.now()). */
   batchStartedAt: number;
+  /** The batch in flight is background texts. */
+  background: boolean;
 }
 
 type WorkerMessage =
@@ -39,6 +41,18 @@ const MAX_BATCH = 32;
  * has the batch speed-up, and holds a worker ~90 ms instead of ~350.
  */
 const MAX_BACKGROUND_BATCH = 8;
+/**
+ * For this long after an interactive text arrives, background batches keep off one worker (when there are
+ * several), so the next search's query finds a worker free instead of waiting for a background batch to
+ * finish, and the core that worker would take is left to the requests.
+ */
+const INTERACTIVE_RESERVE_MS = 300;
+/**
+ * Interactive texts that arrive while a worker embeds other interactive ones wait for it and go together
+ * (one text costs ~26 ms alone, ~11 ms in a batch: STACK.md), unless this many wait: then a second worker
+ * takes them. A lone request never waits: with no interactive batch in flight its text goes at once.
+ */
+const SPREAD_INTERACTIVE_AT = 8;
 /** USE-lite works on sentences and short passages; longer input only costs time. */
 const MAX_CHARS = 2000;
 
@@ -73,6 +87,9 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
   /** Extra workers being started (counted against maxWorkers). */
   private starting = 0;
   private readonly idleMs: number;
+  private lastInteractiveAt = Number.NEGATIVE_INFINITY;
+  /** Pumps the background queue again when the reserve for interactive texts ends. */
+  private reserveTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly maxWorkers: number = 1,
@@ -149,7 +166,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
 
   private spawn(): WorkerSlot {
     const worker = spawnWorker('embed-worker', import.meta.url);
-    const slot: WorkerSlot = { worker, busy: false, ready: Promise.resolve(), inFlight: new Map(), retired: false, idleTimer: null, batchStartedAt: 0 };
+    const slot: WorkerSlot = { worker, busy: false, ready: Promise.resolve(), inFlight: new Map(), retired: false, idleTimer: null, batchStartedAt: 0, background: false };
     slot.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') resolve();
@@ -175,6 +192,8 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     for (const batch of slot.inFlight.values()) for (const item of batch) item.reject(error);
     slot.inFlight.clear();
     slot.busy = false;
+    // Texts held for this worker's batch (or the reserve) go to the others, or to a worker started for them.
+    if (!this.closed) this.pump();
   }
 
   private onResult(slot: WorkerSlot, message: Extract<WorkerMessage, { id: number }>): void {
@@ -201,17 +220,48 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     return this.queues.interactive.length + this.queues.background.length;
   }
 
-  /** The next batch: interactive texts first; background ones only when no interactive text waits. */
-  private take(): PendingText[] {
-    if (this.queues.interactive.length > 0) return this.queues.interactive.splice(0, MAX_BATCH);
-    return this.queues.background.splice(0, MAX_BACKGROUND_BATCH);
+  /**
+   * Whether a free worker may take background texts now: always with one worker, and otherwise unless
+   * interactive texts arrived lately and every other worker already embeds background texts.
+   */
+  private backgroundAllowed(): boolean {
+    if (this.slots.length <= 1) return true;
+    const remaining = this.lastInteractiveAt + INTERACTIVE_RESERVE_MS - performance.now();
+    if (remaining <= 0) return true;
+    const background = this.slots.filter((slot) => slot.busy && slot.background).length;
+    if (background < this.slots.length - 1) return true;
+    if (!this.reserveTimer) {
+      this.reserveTimer = setTimeout(() => {
+        this.reserveTimer = null;
+        this.pump();
+      }, remaining + 1);
+      this.reserveTimer.unref();
+    }
+    return false;
+  }
+
+  /**
+   * What a free worker takes: interactive texts first (a second worker only for a backlog of them), then
+   * background texts when none is waiting and the reserve allows; null: nothing, for now.
+   */
+  private nextKind(): 'interactive' | 'background' | null {
+    const waiting = this.queues.interactive.length;
+    if (waiting > 0) {
+      const busy = this.slots.filter((slot) => slot.busy && !slot.background).length;
+      if (busy === 0 || waiting >= SPREAD_INTERACTIVE_AT) return 'interactive';
+      return null; // they go together when the batch in flight ends (onResult pumps)
+    }
+    return this.queues.background.length > 0 && this.backgroundAllowed() ? 'background' : null;
   }
 
   private pump(): void {
     for (const slot of this.slots) {
       if (this.waiting() === 0) return;
       if (slot.busy) continue;
-      const batch = this.take();
+      const kind = this.nextKind();
+      if (!kind) return;
+      const batch = kind === 'interactive' ? this.queues.interactive.splice(0, MAX_BATCH) : this.queues.background.splice(0, MAX_BACKGROUND_BATCH);
+      slot.background = kind === 'background';
       const id = this.nextId++;
       const now = performance.now();
       for (const item of batch) this.counters.queuedMs += now - item.queuedAt;
@@ -231,8 +281,10 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
   async doEmbed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.closed) throw new MemError('MODEL_UNAVAILABLE', 'The built-in embedder is shut down.');
     if (this.slots.length === 0) await this.init();
-    const queue = this.queues[options.priority ?? 'interactive'];
+    const priority = options.priority ?? 'interactive';
+    const queue = this.queues[priority];
     const queuedAt = performance.now();
+    if (priority === 'interactive') this.lastInteractiveAt = queuedAt;
     const promises = texts.map(
       (text) =>
         new Promise<Float32Array>((resolve, reject) => {
@@ -241,6 +293,13 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
     );
     this.pump();
     return Promise.all(promises);
+  }
+
+  /** Workers embedding now, by the priority of their batch. */
+  busy(): { readonly interactive: number; readonly background: number } {
+    const busy = this.slots.filter((slot) => slot.busy);
+    const background = busy.filter((slot) => slot.background).length;
+    return { interactive: busy.length - background, background };
   }
 
   load(): EmbedderLoad {
@@ -253,6 +312,7 @@ export class BuiltinEmbeddingModel implements EmbeddingModel {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.reserveTimer) clearTimeout(this.reserveTimer);
     const error = new MemError('MODEL_UNAVAILABLE', 'The built-in embedder is shut down.');
     for (const item of [...this.queues.interactive.splice(0), ...this.queues.background.splice(0)]) item.reject(error);
     for (const slot of this.slots) if (slot.idleTimer) clearTimeout(slot.idleTimer);
