@@ -33,7 +33,7 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8513,1.3217,0.8476,-0.4395,-0.466,0.269,1.6574,-2.8198,2.3269,-0.2033,-0.1191,-0.3691], listNames: true, abstention: { bias: 1.214269, weights: [-0.351289, -1.182565, -2.173493, -0.444586, 0.681448, 0.144987, 1.728409, -0.101483, 5.105124, 1.869077] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8503,1.3222,0.848,-0.4388,-0.4659,0.2688,1.6571,-2.8185,2.3273,-0.2028,-0.1192,-0.3687], listNames: true, abstention: { bias: 1.21651, weights: [-0.35139, -1.184605, -2.173463, -0.444623, 0.681268, 0.144939, 1.728143, -0.101607, 5.105079, 1.868868] } },
   calibration: {
     facts: [],
     passages: [[0.668, 0.093], [0.749, 0.115], [0.775, 0.118], [0.828, 0.301], [0.915, 0.462], [0.976, 0.596]],
