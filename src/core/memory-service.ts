@@ -160,7 +160,17 @@ export class MemoryService {
    * so the table writer commits them together (a save at a time left 1-5 rows per commit, and every commit
    * is a fragment each later read goes through). Settles per input, in order: an invalid input fails alone.
    */
-  async saveMany(accountId: string, inputs: readonly SaveInput[]): Promise<PromiseSettledResult<MemoryRecord>[]> {
+  async saveMany(
+    accountId: string,
+    inputs: readonly SaveInput[],
+    options: {
+      /**
+       * Asked once the batch is embedded, before anything is written: false leaves every input unsaved
+       * (rejected). Work under a lease (Claim.confirm) writes only while the lease is certainly its own.
+       */
+      readonly beforeCommit?: () => Promise<boolean>;
+    } = {},
+  ): Promise<PromiseSettledResult<MemoryRecord>[]> {
     const now = this.now();
     const outcomes: PromiseSettledResult<MemoryRecord>[] = inputs.map(() => ({ status: 'rejected', reason: null }));
     const valid: { at: number; input: SaveInput; title: string; createdAt: number; context: string; author: string }[] = [];
@@ -193,6 +203,11 @@ export class MemoryService {
     try {
       chunks = await embedding;
     } catch (reason) {
+      for (const { at } of valid) outcomes[at] = { status: 'rejected', reason };
+      return outcomes;
+    }
+    if (options.beforeCommit && !(await options.beforeCommit())) {
+      const reason = new MemError('INTERNAL_ERROR', 'The work this save belongs to moved to another daemon; nothing was written.');
       for (const { at } of valid) outcomes[at] = { status: 'rejected', reason };
       return outcomes;
     }

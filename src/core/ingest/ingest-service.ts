@@ -298,13 +298,22 @@ export class IngestService {
       // Read again under the lease: the daemon that held it before may have finished the job meanwhile.
       const initial = claim ? await this.deps.storage.jobs.get(listed.accountId, listed.id) : listed;
       if (!initial || (initial.status !== 'pending' && initial.status !== 'processing')) return;
-      await this.runClaimed(initial, claim ? AbortSignal.any([this.controller.signal, claim.signal]) : this.controller.signal);
+      await this.runClaimed(
+        initial,
+        claim ? AbortSignal.any([this.controller.signal, claim.signal]) : this.controller.signal,
+        claim ? () => claim.confirm() : async () => true,
+      );
     } finally {
       claim?.stop();
     }
   }
 
-  private async runClaimed(initial: JobRecord, signal: AbortSignal): Promise<void> {
+  /**
+   * `confirm` is asked before each write of an item: on a shared store another daemon takes the job over
+   * once this one's lease expires (a killed daemon, or one whose event loop stalled past its renewals), and
+   * what this one wrote after that would be written twice.
+   */
+  private async runClaimed(initial: JobRecord, signal: AbortSignal, confirm: () => Promise<boolean>): Promise<void> {
     const payload = parsePayload(initial.payload);
     const recorded = await this.deps.storage.jobItems.list(initial.accountId, initial.id);
     const results = new Map(recorded.map((result) => [result.index, result]));
@@ -331,13 +340,21 @@ export class IngestService {
       const isFile = (index: number) => payload.items[index]?.file !== undefined && this.deps.files !== undefined && !stored.has(payload.ids[index] as string);
       const isText = (index: number) => payload.items[index]?.file === undefined && hasText(payload.items[index]?.content) && !stored.has(payload.ids[index] as string);
       await Promise.all([
-        ...batchesOf(remaining.filter(isFile), FILE_BATCH).map((batch) => this.fileBatches.run(() => inBackground(() => this.saveFileBatch(state, batch, signal)))),
+        ...batchesOf(remaining.filter(isFile), FILE_BATCH).map((batch) => this.fileBatches.run(() => inBackground(() => this.saveFileBatch(state, batch, signal, confirm)))),
         ...batchesOf(remaining.filter(isText), this.textBatchSize).map((batch) =>
           this.textBatches.run(() =>
             inBackground(() =>
-              this.saveTextBatch(initial.accountId, payload.items, payload.ids, batch, payload.options, signal, (results) =>
-                // A shutdown is not the items' failure: they are saved at the next start.
-                this.recordMany(state, signal.aborted ? results.filter((result) => result.success) : results),
+              this.saveTextBatch(
+                initial.accountId,
+                payload.items,
+                payload.ids,
+                batch,
+                payload.options,
+                signal,
+                (results) =>
+                  // A shutdown (or a lost lease) is not the items' failure: they are saved at the next start.
+                  this.recordMany(state, signal.aborted ? results.filter((result) => result.success) : results),
+                confirm,
               ),
             ),
           ),
@@ -348,6 +365,7 @@ export class IngestService {
             if (signal.aborted) return;
             const item = payload.items[index] as IngestItem;
             const id = payload.ids[index] as string;
+            if (!stored.has(id) && !(await confirm())) return;
             const result = stored.has(id)
               ? { index, success: true, documentId: id }
               : await this.processItem(initial.accountId, item, id, index, payload.options);
@@ -384,8 +402,8 @@ export class IngestService {
   }
 
   /** A batch of a first scan's file items (WatchedFileSaver.saveFiles), each recorded as it settles. */
-  private async saveFileBatch(state: Running, indices: readonly number[], signal: AbortSignal): Promise<void> {
-    if (signal.aborted || !this.deps.files) return;
+  private async saveFileBatch(state: Running, indices: readonly number[], signal: AbortSignal, confirm: () => Promise<boolean>): Promise<void> {
+    if (signal.aborted || !this.deps.files || !(await confirm())) return;
     const { payload } = state;
     const files = indices.map((index) => ({ file: payload.items[index]?.file as WatchedFileRef, id: payload.ids[index] as string }));
     const pace = this.deps.pace;
@@ -416,6 +434,7 @@ export class IngestService {
     options: IngestOptions,
     signal: AbortSignal,
     onResults: (results: ItemResult[]) => Promise<void>,
+    confirm?: () => Promise<boolean>,
   ): Promise<void> {
     let next = 0;
     while (next < indices.length && !signal.aborted) {
@@ -443,6 +462,7 @@ export class IngestService {
               createdAt: item.createdAt,
             };
           }),
+          confirm ? { beforeCommit: confirm } : {},
         );
       } finally {
         slots.release();
