@@ -72,7 +72,7 @@ beforeAll(async () => {
   envs[1] = { ...withoutKey, MEM_STORAGE_OPTIONS: JSON.stringify({ azure_storage_account_key: accountKey }) };
   // Both at once on the fresh store: they create its tables together, and one owner between them.
   const started = await Promise.all(envs.map((env) => mem(['daemon', 'start', '--json'], env)));
-  for (const result of started) expect(result.exitCode, result.stderr).toBe(0);
+  for (const result of started) expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
   const tokens = await Promise.all(envs.map((env) => mem(['token'], env)));
   const keys = tokens.map((token) => token.stdout.trim()).filter((token) => /^svc_live_/.test(token));
   expect(keys, tokens.map((token) => token.stderr).join('\n')).toHaveLength(1);
