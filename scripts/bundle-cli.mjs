@@ -50,8 +50,8 @@ async function evaluatedSource(path) {
 }
 
 const zodEnglishOnly = {
-  // zod's `z.locales` namespace holds its ~40 translations of error messages: 260 KB of the ~450 KB of
-  // zod that every command reading a daemon response compiles. mem sets no locale (zod's English
+  // zod's `z.locales` namespace holds its translations of error messages: most of the zod that every
+  // command reading a daemon response compiles (bench/README.md, CLI start-up). mem sets no locale (zod's English
   // default is imported directly by its schemas), so the namespace keeps English only.
   name: 'zod-english-only',
   setup(pluginBuild) {

@@ -49,7 +49,7 @@ const MAX_BACKGROUND_BATCH = 8;
 const INTERACTIVE_RESERVE_MS = 300;
 /**
  * Interactive texts that arrive while a worker embeds other interactive ones wait for it and go together
- * (one text costs ~26 ms alone, ~11 ms in a batch: STACK.md), unless this many wait: then a second worker
+ * (a text embedded alone costs about twice its share of a batch: STACK.md), unless this many wait: then a second worker
  * takes them. A lone request never waits: with no interactive batch in flight its text goes at once.
  */
 const SPREAD_INTERACTIVE_AT = 8;
