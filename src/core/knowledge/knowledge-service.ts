@@ -17,7 +17,7 @@ import {
 } from './derive.js';
 import { buildGraph, type Graph, type GraphRequest } from './graph.js';
 import { core, lookupKeys, nameMatch } from './names.js';
-import { StagedKnowledge, type KnowledgeApplyStore } from './staged-knowledge.js';
+import { StagedKnowledge } from './staged-knowledge.js';
 import type {
   EdgeRecord,
   EntityContribution,
@@ -330,20 +330,20 @@ export class KnowledgeService implements KnowledgeHooks {
     const store = this.store(accountId);
     const staged = new StagedKnowledge(store);
     const applied: { job: PendingApply; counts: Counts }[] = [];
+    const current = await this.currentMemories(accountId, batch);
+    // What the memories will look up one by one, read at once (a failure here fails nothing: each memory's
+    // own reads then go to the store and fail, or not, on their own).
+    await staged.prefetch([...new Set(batch.flatMap((job) => extractedNames(job.extraction).flatMap(({ entity, names }) => lookupKeys(names, entity.type))))]).catch(() => undefined);
     for (const job of batch) {
       try {
-        // A memory that others may know is read back, once its own commit is done.
-        if (!job.unseen && !(await committed(job.stored))) {
+        const memory = current.get(job);
+        if (memory instanceof Error) throw memory;
+        // The memory was not stored, or was deleted or changed while the model was thinking.
+        if (!memory || memory.contentHash !== job.memory.contentHash) {
           job.resolve(null);
           continue;
         }
-        // The memory may have been deleted or changed while the model was thinking (not one nobody knows).
-        const current = job.unseen ? job.memory : await this.deps.storage.memories(accountId).get(job.memoryId);
-        if (!current || current.contentHash !== job.memory.contentHash) {
-          job.resolve(null);
-          continue;
-        }
-        applied.push({ job, counts: await this.apply(staged, job.memoryId, { memory: current, extraction: job.extraction }, job.fresh) });
+        applied.push({ job, counts: await this.apply(staged, job.memoryId, { memory, extraction: job.extraction }, job.fresh) });
       } catch (error) {
         job.reject(error);
       }
@@ -377,11 +377,32 @@ export class KnowledgeService implements KnowledgeHooks {
   }
 
   /**
+   * Each job's memory as it is now: its own record when nobody else can know it yet (`unseen`), the others
+   * read back together once their own commits are done (null: not stored, or deleted meanwhile; an Error
+   * when the read failed).
+   */
+  private async currentMemories(accountId: string, batch: readonly PendingApply[]): Promise<Map<PendingApply, MemoryRecord | Error | null>> {
+    const current = new Map<PendingApply, MemoryRecord | Error | null>();
+    const known = batch.filter((job) => !job.unseen);
+    const stored = await Promise.all(known.map((job) => committed(job.stored)));
+    const wanted = known.filter((_, index) => stored[index]);
+    for (const job of batch) current.set(job, job.unseen ? job.memory : null);
+    if (wanted.length === 0) return current;
+    try {
+      const found = new Map((await this.deps.storage.memories(accountId).getMany([...new Set(wanted.map((job) => job.memoryId))])).map((memory) => [memory.id, memory]));
+      for (const job of wanted) current.set(job, found.get(job.memoryId) ?? null);
+    } catch (error) {
+      for (const job of wanted) current.set(job, error instanceof Error ? error : new Error(String(error)));
+    }
+    return current;
+  }
+
+  /**
    * Replaces what `memoryId` contributed with what `next` extracts from it (null: forget the memory).
    * Must run inside exclusive().
    */
   private async apply(
-    store: KnowledgeApplyStore,
+    store: StagedKnowledge,
     memoryId: string,
     next: { memory: MemoryRecord; extraction: Extraction } | null,
     fresh = false,
@@ -416,10 +437,7 @@ export class KnowledgeService implements KnowledgeHooks {
     if (next) {
       const { memory, extraction } = next;
       // 2. Resolve each extracted entity to a stored one, or a new one.
-      const extracted = extraction.entities.map((entity) => ({
-        entity,
-        names: [...new Set([entity.name, ...entity.aliases].map((name) => name.trim()).filter(Boolean))],
-      }));
+      const extracted = extractedNames(extraction);
       const keys = [...new Set(extracted.flatMap(({ entity, names }) => lookupKeys(names, entity.type)))];
       const candidates = new Map<string, EntityRecord>();
       for (const candidate of keys.length > 0 ? await store.entitiesByKeys(keys) : []) candidates.set(candidate.id, candidate);
@@ -470,7 +488,7 @@ export class KnowledgeService implements KnowledgeHooks {
       const contributions = new Map<string, { type: EntityType; contribution: EntityContribution }>();
       const idOfName = new Map<string, string>();
       extracted.forEach(({ entity, names }, index) => {
-        const id = assigned.get(index) ?? `ent_${ulid(memory.createdAt)}`;
+        const id = assigned.get(index) ?? store.createEntityId(memory.createdAt);
         const previous = contributions.get(id)?.contribution;
         contributions.set(id, {
           type: current(id)?.type ?? entity.type,
@@ -718,6 +736,14 @@ export class KnowledgeService implements KnowledgeHooks {
   counts(accountId: string) {
     return this.store(accountId).counts();
   }
+}
+
+/** Each extracted entity with its distinct, trimmed names (its name first, then its aliases). */
+function extractedNames(extraction: Extraction): { entity: Extraction['entities'][number]; names: string[] }[] {
+  return extraction.entities.map((entity) => ({
+    entity,
+    names: [...new Set([entity.name, ...entity.aliases].map((name) => name.trim()).filter(Boolean))],
+  }));
 }
 
 /** Whether a memory's own commit (when one was in flight) succeeded; never rejects. */
