@@ -243,6 +243,8 @@ describe('folder watch', () => {
     const store = Object.getPrototypeOf(t.deps.storage.memories('any')) as { findManyByMetadata: () => unknown; findByMetadata: () => unknown };
     const batched = vi.spyOn(store, 'findManyByMetadata');
     const single = vi.spyOn(store, 'findByMetadata');
+    const saveMany = vi.spyOn(Object.getPrototypeOf(t.deps.memories) as { saveMany: (tenant: string, inputs: readonly unknown[]) => unknown }, 'saveMany');
+    const documentSave = vi.spyOn(Object.getPrototypeOf(t.deps.documents) as { save: () => unknown }, 'save');
     try {
       const first = (await json({ method: 'POST', url: '/v1/watches', payload: { path: many, spaceId: 'many' } })) as Json;
       expect(await scanDone(first.jobId)).toMatchObject({ status: 'completed', progress: { total: 70, completed: 70, failed: 0 } });
@@ -250,6 +252,13 @@ describe('folder watch', () => {
       // 70 files: three lookups (batches of 32), none per file.
       expect(batched).toHaveBeenCalledTimes(3);
       expect(single).not.toHaveBeenCalled();
+      // The new files are created together, in the pieces the pace grants (not one save each).
+      const sizes = saveMany.mock.calls.map(([, inputs]) => inputs.length);
+      expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(70);
+      expect(Math.max(...sizes)).toBeGreaterThan(1);
+      expect(documentSave).not.toHaveBeenCalled();
+      saveMany.mockRestore();
+      documentSave.mockRestore();
       const before = await inSpace();
       expect(before.size).toBe(70);
 
@@ -281,6 +290,8 @@ describe('folder watch', () => {
     } finally {
       batched.mockRestore();
       single.mockRestore();
+      saveMany.mockRestore();
+      documentSave.mockRestore();
     }
   });
 

@@ -1,5 +1,5 @@
 import { MemError } from '../../errors.js';
-import { contentHash, MAX_CONTENT_BYTES, type MemoryService } from '../memory-service.js';
+import { contentHash, MAX_CONTENT_BYTES, type MemoryService, type SaveInput } from '../memory-service.js';
 import type { Storage } from '../ports.js';
 import type { MemoryRecord } from '../types.js';
 import type { ExtractedDocument } from './types.js';
@@ -46,15 +46,7 @@ export class DocumentSaves {
   ) {}
 
   async save(tenant: string, input: DocumentSaveInput): Promise<{ memory: MemoryRecord; outcome: SaveOutcome }> {
-    const { content, truncated } = fitContent(input.document.text.trim());
-    if (!content) throw new MemError('VALIDATION_ERROR', 'The document has no text to save.');
-    const metadata = {
-      ...input.document.metadata,
-      ...(truncated ? { truncated: true } : {}),
-      ...(input.metadata ?? {}),
-      [input.source.field]: input.source.value,
-    };
-    const title = input.title ?? input.document.title ?? undefined;
+    const { content, metadata, title } = prepare(input);
     const existing = input.existing !== undefined ? input.existing : await this.storage.memories(tenant).findByMetadata(input.source.field, input.source.value);
     if (existing) {
       if (existing.contentHash === contentHash(content)) return { memory: existing, outcome: 'unchanged' };
@@ -77,4 +69,44 @@ export class DocumentSaves {
     });
     return { memory, outcome: 'created' };
   }
+
+  /**
+   * Documents whose sources have no memory yet (the caller looked them up), created as one batch
+   * (MemoryService.saveMany: one embedding call, one commit per table). Settles per document, in order.
+   */
+  async createMany(
+    tenant: string,
+    inputs: readonly DocumentSaveInput[],
+    options: { readonly beforeCommit?: () => Promise<boolean> } = {},
+  ): Promise<PromiseSettledResult<MemoryRecord>[]> {
+    const outcomes: PromiseSettledResult<MemoryRecord>[] = inputs.map(() => ({ status: 'rejected', reason: null }));
+    const valid: { at: number; input: SaveInput }[] = [];
+    inputs.forEach((input, at) => {
+      try {
+        const { content, metadata, title } = prepare(input);
+        valid.push({ at, input: { content, title, tags: input.tags, metadata, spaceId: input.spaceId, turbo: input.turbo, id: input.id } });
+      } catch (reason) {
+        outcomes[at] = { status: 'rejected', reason };
+      }
+    });
+    const saved = valid.length > 0 ? await this.memories.saveMany(tenant, valid.map(({ input }) => input), options) : [];
+    saved.forEach((outcome, index) => {
+      const entry = valid[index];
+      if (entry) outcomes[entry.at] = outcome;
+    });
+    return outcomes;
+  }
+}
+
+/** A document's content (cut to the limit), metadata (the source's, the user's, where it came from) and title. */
+function prepare(input: DocumentSaveInput): { content: string; metadata: Record<string, unknown>; title: string | undefined } {
+  const { content, truncated } = fitContent(input.document.text.trim());
+  if (!content) throw new MemError('VALIDATION_ERROR', 'The document has no text to save.');
+  const metadata = {
+    ...input.document.metadata,
+    ...(truncated ? { truncated: true } : {}),
+    ...(input.metadata ?? {}),
+    [input.source.field]: input.source.value,
+  };
+  return { content, metadata, title: input.title ?? input.document.title ?? undefined };
 }

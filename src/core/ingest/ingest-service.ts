@@ -21,9 +21,9 @@ const DEFAULT_ITEM_CONCURRENCY = 64;
 /** URL fetches and file reads at once (each may hold a body of up to `ingest.maxFetchBytes`). */
 const FETCH_CONCURRENCY = 8;
 /**
- * A first scan's files go in batches (WatchedFileSaver.saveFiles: one lookup query per batch, the saves
- * together), two batches at once: about as many files in flight as text items, with the next batch's
- * lookup and reads overlapping the last one's saves.
+ * A first scan's files go in batches (WatchedFileSaver.saveFiles: one lookup query per batch, the new files
+ * of each piece the pace grants created together, as text items are), two batches at once: the next batch's
+ * lookup and reads overlap the last one's saves.
  */
 const FILE_BATCH = 32;
 const FILE_BATCHES_AT_ONCE = 2;
@@ -407,7 +407,12 @@ export class IngestService {
     const { payload } = state;
     const files = indices.map((index) => ({ file: payload.items[index]?.file as WatchedFileRef, id: payload.ids[index] as string }));
     const pace = this.deps.pace;
-    const settled = await this.deps.files.saveFiles(state.job.accountId, files, pace ? () => pace.acquire() : undefined);
+    const settled = await this.deps.files.saveFiles(state.job.accountId, files, {
+      ...(pace ? { gate: (wanted: number) => pace.acquireUpTo(wanted) } : {}),
+      // Several daemons on one store: each new file is its own save, as text items are (see textBatchSize).
+      together: !this.deps.sharedStore,
+      beforeCommit: confirm,
+    });
     await Promise.all(
       settled.map((outcome, at) => {
         const index = indices[at] as number;

@@ -77,7 +77,13 @@ export interface WatchedFileSaver {
   saveFiles(
     tenant: string,
     files: readonly { readonly file: WatchedFileRef; readonly id: string }[],
-    /** Awaited before each file's save; its result is called when the save is done (the background pace). */
-    gate?: () => Promise<() => void>,
+    options?: {
+      /** Grants up to `wanted` files at once (the background pace); `release` is called when they are saved. */
+      readonly gate?: (wanted: number) => Promise<{ readonly granted: number; readonly release: () => void }>;
+      /** Asked before new files' memories are written: false leaves them unsaved (lease fencing). */
+      readonly beforeCommit?: () => Promise<boolean>;
+      /** false: each new file is created on its own, not with the others of its piece. */
+      readonly together?: boolean;
+    },
   ): Promise<PromiseSettledResult<string>[]>;
 }

@@ -2,7 +2,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { MemError } from '../../errors.js';
 import { JobQueue } from '../../jobs/job-queue.js';
-import { fitContent, type DocumentSaves, type SaveOutcome } from '../ingest/document-saves.js';
+import { fitContent, type DocumentSaveInput, type DocumentSaves, type SaveOutcome } from '../ingest/document-saves.js';
 import type { DocumentSource, ExtractedDocument, WatchedFileRef, WatchedFileSaver } from '../ingest/types.js';
 import { contentHash, type MemoryService } from '../memory-service.js';
 import type { Storage } from '../ports.js';
@@ -92,15 +92,7 @@ export class WatchedFiles implements WatchedFileSaver {
    * when the caller looked it up already (null: none).
    */
   async store(watch: WatchRecord, file: PreparedFile, id?: string, existing?: MemoryRecord | null): Promise<{ memory: MemoryRecord; outcome: SaveOutcome }> {
-    const saved = await this.deps.documents.save(watch.accountId, {
-      existing,
-      document: file.document,
-      source: { field: 'sourcePath', value: file.path },
-      tags: watch.tags.length > 0 ? watch.tags : undefined,
-      spaceId: watch.spaceId || undefined,
-      metadata: this.fileMetadata(watch, file),
-      id,
-    });
+    const saved = await this.deps.documents.save(watch.accountId, this.documentInput(watch, file, id, existing));
     this.listener?.(watch, file.path, saved.memory.id);
     return saved;
   }
@@ -142,55 +134,155 @@ export class WatchedFiles implements WatchedFileSaver {
   /**
    * Items of a first-scan ingest job, as a batch: the watch is read once and the files' memories are looked
    * up in one query, not one scan of the memories per file (a first scan of 2,000 notes ran at ~1.5 files/s
-   * so); the saves then run together, so the embedder batches their texts and the table writer commits their
-   * rows together. A file some other task (the watcher) handled after the lookup is looked up again.
-   * Settles per file, in order: the memory id, or why the file failed.
+   * so). The files go in pieces as large as `gate` grants (the background pace; all at once without one),
+   * and a piece's new files are created together (DocumentSaves.createMany: one embedding call, one commit
+   * per table), like an ingest job's text items; changed files are updated one by one. A file some other
+   * task (the watcher) handled after the lookup is looked up again. Settles per file, in order: the memory
+   * id, or why the file failed.
    */
   async saveFiles(
     tenant: string,
     files: readonly { readonly file: WatchedFileRef; readonly id: string }[],
-    gate?: () => Promise<() => void>,
+    options: SaveFilesOptions = {},
   ): Promise<PromiseSettledResult<string>[]> {
     const touched = new Set<string>();
     this.observers.add(touched);
+    const reads = new JobQueue(READS_AT_ONCE);
     try {
       const watches = new Map<string, Promise<WatchRecord | null>>();
-      const watchOf = (watchId: string) => {
-        let watch = watches.get(watchId);
-        if (!watch) watches.set(watchId, (watch = this.deps.storage.watches.get(tenant, watchId)));
-        return watch;
+      const context: PieceContext = {
+        tenant,
+        touched,
+        reads,
+        known: await this.deps.storage.memories(tenant).findManyByMetadata('sourcePath', files.map(({ file }) => file.path)),
+        watchOf: (watchId) => {
+          let watch = watches.get(watchId);
+          if (!watch) watches.set(watchId, (watch = this.deps.storage.watches.get(tenant, watchId)));
+          return watch;
+        },
+        together: options.together ?? true,
+        ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
       };
-      const known = await this.deps.storage.memories(tenant).findManyByMetadata('sourcePath', files.map(({ file }) => file.path));
-      const reads = new JobQueue(READS_AT_ONCE);
-      try {
-        return await Promise.allSettled(
-          files.map(async ({ file, id }) => {
-            const watch = await watchOf(file.watchId);
-            if (!watch) throw new MemError('NOT_FOUND', 'The watch of this file was removed.', { details: { watchId: file.watchId } });
-            const release = await gate?.();
-            try {
-              return await this.serial(tenant, file.path, async () => {
-                const prepared = await reads.run(() => this.read(file.path));
-                if (!prepared) throw new MemError('VALIDATION_ERROR', `${file.path} is gone or over the size limit.`);
-                const existing = touched.has(`${tenant}\n${file.path}`) ? undefined : (known.get(file.path) ?? null);
-                return (await this.store(watch, prepared, id, existing)).memory.id;
-              });
-            } finally {
-              release?.();
-            }
-          }),
-        );
-      } finally {
-        await reads.close();
+      const outcomes: PromiseSettledResult<string>[] = [];
+      while (outcomes.length < files.length) {
+        const wanted = files.length - outcomes.length;
+        const slots = options.gate ? await options.gate(wanted) : { granted: wanted, release: () => undefined };
+        try {
+          outcomes.push(...(await this.savePiece(context, files.slice(outcomes.length, outcomes.length + Math.max(1, slots.granted)))));
+        } finally {
+          slots.release();
+        }
       }
+      return outcomes;
     } finally {
       this.observers.delete(touched);
+      await reads.close();
     }
+  }
+
+  /**
+   * One piece of saveFiles. Each file is read under its path's lock (serial); a new one then waits, still
+   * holding the lock, until every file of the piece has been read, and the new ones are created together,
+   * so neither the watcher nor another task can create the same path's memory meanwhile.
+   */
+  private async savePiece(context: PieceContext, piece: readonly { readonly file: WatchedFileRef; readonly id: string }[]): Promise<PromiseSettledResult<string>[]> {
+    const joined: { watch: WatchRecord; file: PreparedFile; id: string; resolve: (memory: MemoryRecord) => void; reject: (error: unknown) => void }[] = [];
+    let arrived = 0;
+    let allArrived: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (allArrived = resolve));
+    const arrive = () => {
+      if (++arrived === piece.length) allArrived();
+    };
+    void ready.then(async () => {
+      if (joined.length === 0) return;
+      try {
+        const created = await this.deps.documents.createMany(
+          context.tenant,
+          joined.map(({ watch, file, id }) => this.documentInput(watch, file, id)),
+          context.beforeCommit ? { beforeCommit: context.beforeCommit } : {},
+        );
+        created.forEach((outcome, index) => {
+          const entry = joined[index];
+          if (!entry) return;
+          if (outcome.status === 'rejected') return entry.reject(outcome.reason);
+          this.listener?.(entry.watch, entry.file.path, outcome.value.id);
+          entry.resolve(outcome.value);
+        });
+      } catch (error) {
+        for (const entry of joined) entry.reject(error);
+      }
+    });
+    const paths = new Set<string>();
+    return Promise.allSettled(
+      piece.map(async ({ file, id }) => {
+        // The same path twice in a piece: the second waits for the first's lock, so it must not hold the
+        // piece's creation up; it is saved alone after it.
+        const alone = !context.together || paths.has(file.path);
+        paths.add(file.path);
+        let counted = false;
+        const count = () => {
+          if (counted) return;
+          counted = true;
+          arrive();
+        };
+        if (alone) count();
+        try {
+          const watch = await context.watchOf(file.watchId);
+          if (!watch) throw new MemError('NOT_FOUND', 'The watch of this file was removed.', { details: { watchId: file.watchId } });
+          return await this.serial(context.tenant, file.path, async () => {
+            const prepared = await context.reads.run(() => this.read(file.path));
+            if (!prepared) throw new MemError('VALIDATION_ERROR', `${file.path} is gone or over the size limit.`);
+            const existing = context.touched.has(`${context.tenant}\n${file.path}`) ? undefined : (context.known.get(file.path) ?? null);
+            if (existing !== null || alone) {
+              count();
+              return (await this.store(watch, prepared, id, existing)).memory.id;
+            }
+            const created = new Promise<MemoryRecord>((resolve, reject) => joined.push({ watch, file: prepared, id, resolve, reject }));
+            count();
+            return (await created).id;
+          });
+        } finally {
+          count();
+        }
+      }),
+    );
+  }
+
+  private documentInput(watch: WatchRecord, file: PreparedFile, id?: string, existing?: MemoryRecord | null): DocumentSaveInput {
+    return {
+      existing,
+      document: file.document,
+      source: { field: 'sourcePath', value: file.path },
+      tags: watch.tags.length > 0 ? watch.tags : undefined,
+      spaceId: watch.spaceId || undefined,
+      metadata: this.fileMetadata(watch, file),
+      id,
+    };
   }
 
   private fileMetadata(watch: WatchRecord, file: PreparedFile): Record<string, unknown> {
     return { watchId: watch.id, filename: basename(file.path), fileModifiedAt: file.modifiedAt };
   }
+}
+
+/** What saveFiles takes beside the files. */
+export interface SaveFilesOptions {
+  /** Grants up to `wanted` files at once (the background pace); `release` when they are saved. */
+  readonly gate?: (wanted: number) => Promise<{ readonly granted: number; readonly release: () => void }>;
+  /** Asked before new files' memories are written (see MemoryService.saveMany). */
+  readonly beforeCommit?: () => Promise<boolean>;
+  /** false: each new file is created on its own (a store shared by several daemons; see IngestService). */
+  readonly together?: boolean;
+}
+
+interface PieceContext {
+  readonly together: boolean;
+  readonly tenant: string;
+  readonly touched: ReadonlySet<string>;
+  readonly reads: JobQueue;
+  readonly known: ReadonlyMap<string, MemoryRecord>;
+  readonly watchOf: (watchId: string) => Promise<WatchRecord | null>;
+  readonly beforeCommit?: () => Promise<boolean>;
 }
 
 /** Files of a batch read at once (each may be up to ingest.maxUploadBytes). */
