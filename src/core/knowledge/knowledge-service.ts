@@ -347,6 +347,9 @@ export class KnowledgeService implements KnowledgeHooks {
       } catch (error) {
         job.reject(error);
       }
+      // The prefetched reads answer without I/O, so a batch would otherwise apply in one stretch of the
+      // main thread: requests that arrived meanwhile are served between two memories.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     if (applied.length === 0) return;
     // Knowledge never points at a memory that is not stored: wait for the memories' own commits, and
