@@ -20,7 +20,10 @@
  *    the daemon runs them, without storing anything), before the daemon starts and after it stops, and each
  *    ingest rate through the API as a ratio to the mean of the two.
  *
- *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--scan 500] [--alternate DIR]
+ * `--during N` sets the items of the search-during-ingest runs apart from `--ingest` (the issue's figure is a
+ * 10,000-item ingest: `--ingest 400 --during 10000`).
+ *
+ *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--during N] [--scan 500] [--alternate DIR]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -241,6 +244,8 @@ export interface LoadBenchOptions {
   readonly alternate?: string | undefined;
   /** Files of the folder-scan runs (0: none); A B A B with `alternate`. */
   readonly scan?: number;
+  /** Items of the ingest a client searches during (default: `ingest`). */
+  readonly during?: number;
 }
 
 export async function runLoadBench(options: LoadBenchOptions = {}): Promise<BenchResult> {
@@ -248,6 +253,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const size = options.size ?? 2000;
   const seconds = options.seconds ?? 20;
   const ingestItems = options.ingest ?? 2000;
+  const duringItems = options.during ?? ingestItems;
   const scanFiles = options.scan ?? 500;
   const scans: ScanRun[] = [];
   const uptimeBefore = execFileSync('uptime', { encoding: 'utf8' }).trim();
@@ -291,9 +297,9 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
         scans.push(await folderScan(daemon, build, texts));
       }
     }
-    if (ingestItems > 0) {
+    if (ingestItems > 0 || duringItems > 0) {
       let run = 0;
-      for (const build of builds) {
+      for (const build of ingestItems > 0 ? builds : []) {
         if (options.alternate) await daemon.use(build);
         process.stderr.write(`  an ingest of ${ingestItems} standard items, then ${ingestItems} turbo, alone, ${build}\n`);
         // New texts each run (an item equal to a stored memory would cost what a new one does, but reads differ).
@@ -303,10 +309,10 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
         const turbo = await ingestAlone(daemon, payload(), true);
         ingestRuns.push({ build, standard, turbo });
       }
-      for (const build of builds) {
+      for (const build of duringItems > 0 ? builds : []) {
         if (options.alternate) await daemon.use(build);
-        process.stderr.write(`  searches during an ingest of ${ingestItems} items, ${build}\n`);
-        ingest.push(await searchDuringIngest(daemon, build, queries, ingestItems));
+        process.stderr.write(`  searches during an ingest of ${duringItems} items, ${build}\n`);
+        ingest.push(await searchDuringIngest(daemon, build, queries, duringItems));
       }
     }
   } finally {
@@ -350,7 +356,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     rows: ingestRuns.map((run) => [run.build, run.standard, round(run.standard / cap.standard, 2), run.turbo, round(run.turbo / cap.turbo, 2)]),
   };
   const duringTable: Table = {
-    title: `search during a bulk ingest of ${ingestItems} standard items (one client searching)`,
+    title: `search during a bulk ingest of ${duringItems} standard items (one client searching)`,
     header: ['build', 'search alone p50 / p95 ms', 'during ingest p50 / p95 ms', 'searches', 'ingest items/s meanwhile'],
     rows: ingest.map((run) => [run.build, `${run.alone.p50} / ${run.alone.p95}`, `${run.during.p50} / ${run.during.p95}`, run.searches, run.itemsPerSecond]),
   };
@@ -389,7 +395,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
 
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
-    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' } },
+    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, during: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' } },
   });
   finishStandalone(
     await measure(() =>
@@ -397,6 +403,7 @@ if (isMain(import.meta.url)) {
         ...(values.size ? { size: Number(values.size) } : {}),
         ...(values.seconds ? { seconds: Number(values.seconds) } : {}),
         ...(values.ingest ? { ingest: Number(values.ingest) } : {}),
+        ...(values.during ? { during: Number(values.during) } : {}),
         ...(values.scan ? { scan: Number(values.scan) } : {}),
         alternate: values.alternate,
       }),
