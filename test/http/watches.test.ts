@@ -287,6 +287,17 @@ describe('folder watch', () => {
       const status = await scanDone(job.id);
       expect(status).toMatchObject({ status: 'completed', progress: { total: 2, completed: 1, failed: 1 } });
       expect(status.errors).toEqual([{ index: 1, error: expect.stringContaining('vanished.md is gone') }]);
+
+      // A new file listed twice in one batch: the first is created with its piece, the second (which waits
+      // for the first's lock) finds that memory instead of holding the piece up or creating another.
+      writeFileSync(join(many, 'twice.md'), '# Twice\n\nListed twice in one batch.\n');
+      const twice = await t.deps.ingest.submit(record.accountId, [
+        { file: { path: join(many, 'twice.md'), watchId } },
+        { file: { path: join(many, 'twice.md'), watchId } },
+      ], {});
+      const twiceStatus = await scanDone(twice.id);
+      expect(twiceStatus).toMatchObject({ status: 'completed', progress: { total: 2, completed: 2, failed: 0 } });
+      expect(twiceStatus.documents).toHaveLength(1);
     } finally {
       batched.mockRestore();
       single.mockRestore();
