@@ -4,11 +4,15 @@
  *
  * 1. Machine limit: each request type of the mix alone, one at a time, with the daemon's CPU seconds read
  *    from /proc/<pid>/stat (and per thread from /proc/<pid>/task: main thread, model workers, LanceDB): CPU per request, weighted by the mix, gives the requests per second the cores
- *    allow (2 cores / weighted cost; the load generator shares them, so the real ceiling is lower).
+ *    allow (2 cores / weighted cost; the load generator shares them, so the real ceiling is lower). Then the
+ *    mix itself with one client: its CPU per request gives a second limit, which also pays for the fragments
+ *    the mix's writes leave and for extraction beside the reads.
  * 2. The mix of scale.ts (45% semantic search, 20% hybrid, 10% query, 10% get, 10% turbo save, 5% save) with
  *    16 and 64 clients, `--seconds` each; with `--alternate DIR` (another build) as A B A B pairs on the same
  *    data, so both builds meet the same machine load; per run req/s, p50, p99, errors, 429s, and the daemon's
- *    own `load` figures at the end of the run (GET /v1/status: where the time goes).
+ *    own `load` figures at the end of the run (GET /v1/status: where the time goes), its CPU per request by
+ *    thread kind during the run and the cores it got. After the runs, the searches alone again on the tables
+ *    the runs' writes left (contention vs the store's state).
  * 3. Bulk ingest alone: `--ingest` standard items, then as many turbo items, as async jobs with nobody else
  *    using the daemon (A B A B with `--alternate`); then search during a bulk ingest: as many standard items
  *    (the issue's figure is 10,000) while one client searches one request at a time, search p50/p95 then and
@@ -27,7 +31,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
 import { BuiltinExtractor } from '../src/providers/builtin/builtin-extractor.js';
@@ -115,6 +119,39 @@ async function costAlone(daemon: BenchDaemon, entries: readonly MixEntry[], coun
 interface LoadRun extends ConcurrencyFigures {
   readonly build: 'current' | 'alternate';
   readonly load: unknown;
+  /**
+   * The daemon's CPU per answered request during the run, by thread kind (threadCpu), against the same
+   * request types alone: what contention (and the fragments the run's writes leave) adds to each request.
+   */
+  readonly cpuMsPerRequest: Record<string, number>;
+  /** Cores the daemon used on average during the run (CPU seconds / wall seconds): what the host gave it. */
+  readonly cores: number;
+  /** 1-minute load average at the end of the run. */
+  readonly loadAverage: number;
+}
+
+/** The concurrent mix with the daemon's CPU read around it (see LoadRun). */
+async function measuredRun(
+  daemon: BenchDaemon,
+  build: 'current' | 'alternate',
+  clients: number,
+  seconds: number,
+  queries: NoteGenerator,
+  writes: NoteGenerator,
+  ids: readonly string[],
+): Promise<LoadRun> {
+  const pid = daemon.pid();
+  const before = threadCpu(pid);
+  const started = performance.now();
+  const figures = await concurrency(daemon, clients, seconds, queries, writes, ids);
+  const wallMs = performance.now() - started;
+  const after = threadCpu(pid);
+  const answered = Math.max(1, figures.requests);
+  const cpuMsPerRequest = Object.fromEntries(Object.keys(after).map((kind) => [kind, round(((after[kind] ?? 0) - (before[kind] ?? 0)) / answered, 1)]));
+  const totalMs = Object.keys(after).reduce((sum, kind) => sum + (after[kind] ?? 0) - (before[kind] ?? 0), 0);
+  cpuMsPerRequest.total = round(totalMs / answered, 1);
+  const status = (await daemon.client.status()) as { load?: unknown };
+  return { ...figures, build, load: status.load ?? null, cpuMsPerRequest, cores: round(totalMs / wallMs, 2), loadAverage: round(loadavg()[0] ?? Number.NaN, 2) };
 }
 
 interface ScanRun {
@@ -262,6 +299,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const runs: LoadRun[] = [];
   let cost: Record<string, number> = {};
   let costThreads: Record<string, Record<string, number>> = {};
+  let serial: LoadRun | null = null;
+  let costAfterRuns: { build: string; total: Record<string, number>; threads: Record<string, Record<string, number>> } | null = null;
   const ingest: IngestFigures[] = [];
   const ingestRuns: IngestRun[] = [];
   const capNotes = createNoteGenerator(SEED + ingestItems + 1);
@@ -279,15 +318,27 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     const entries = mix(daemon, queries, writes, ids);
     process.stderr.write('  each request type alone (CPU per request)\n');
     ({ total: cost, threads: costThreads } = await costAlone(daemon, entries, 40));
+    // The limit above adds up each type alone on compacted tables; the mix itself, one request at a time,
+    // also pays for the fragments its own writes leave behind and for extraction running beside the reads.
+    if (seconds > 0) {
+      process.stderr.write(`  the mix, one client, ${seconds} s (CPU per request)\n`);
+      serial = await measuredRun(daemon, 'current', 1, seconds, queries, writes, ids);
+    }
     const builds: ('current' | 'alternate')[] = options.alternate ? ['current', 'alternate', 'current', 'alternate'] : ['current'];
     for (const clients of seconds > 0 ? [16, 64] : []) {
       for (const build of builds) {
         if (options.alternate) await daemon.use(build);
         process.stderr.write(`  ${clients} clients, ${build}, ${seconds} s\n`);
-        const figures = await concurrency(daemon, clients, seconds, queries, writes, ids);
-        const status = (await daemon.client.status()) as { load?: unknown };
-        runs.push({ ...figures, build, load: status.load ?? null });
+        runs.push(await measuredRun(daemon, build, clients, seconds, queries, writes, ids));
       }
+    }
+    if (seconds > 0) {
+      // The same searches alone again, on the tables the concurrent runs' writes left (no restart between:
+      // a start compacts): how much of a search's extra CPU under load is the store's state, not contention.
+      const searches = entries.filter((entry) => entry.name.startsWith('search'));
+      process.stderr.write('  searches alone after the concurrent runs (CPU per request)\n');
+      const after = await costAlone(daemon, searches, 40);
+      costAfterRuns = { build: builds[builds.length - 1] ?? 'current', total: after.total, threads: after.threads };
     }
     if (scanFiles > 0) {
       const texts = scanTexts(scanFiles);
@@ -339,16 +390,40 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   };
   const runTable: Table = {
     title: `concurrent clients on ${size} memories (${seconds} s per run)`,
-    header: ['clients', 'build', 'req/s', 'p50 ms', 'p99 ms', 'errors', '429s', 'share of limit'],
-    rows: runs.map((run) => [run.clients, run.build, run.requestsPerSecond, run.p50Ms, run.p99Ms, run.errors, run.rateLimited, round(run.requestsPerSecond / limit, 2)]),
+    header: ['clients', 'build', 'req/s', 'p50 ms', 'p99 ms', 'errors', '429s', 'share of limit', 'daemon cores', 'CPU ms/request: total', 'main', 'workers', 'LanceDB', 'other', 'load avg'],
+    rows: [...(serial ? [serial] : []), ...runs].map((run) => [
+      run.clients,
+      run.build,
+      run.requestsPerSecond,
+      run.p50Ms,
+      run.p99Ms,
+      run.errors,
+      run.rateLimited,
+      round(run.requestsPerSecond / limit, 2),
+      run.cores,
+      run.cpuMsPerRequest.total ?? '-',
+      run.cpuMsPerRequest.main ?? '-',
+      run.cpuMsPerRequest.workers ?? '-',
+      run.cpuMsPerRequest.lancedb ?? '-',
+      run.cpuMsPerRequest.other ?? '-',
+      run.loadAverage,
+    ]),
   };
+  const serialLimit = serial ? round((cores * 1000) / (serial.cpuMsPerRequest.total ?? Number.NaN), 1) : null;
   const costTable: Table = {
     title: `daemon CPU per request, each type alone (ms); weighted ${round(weightedMs, 1)} ms -> limit ${limit} req/s on ${cores} cores`,
     header: ['type', 'share of mix', 'CPU ms', 'main thread', 'worker threads (models)', 'LanceDB threads', 'other threads'],
-    rows: Object.entries(cost).map(([name, ms]) => {
-      const split = costThreads[name] ?? {};
-      return [name, weights[name] ?? 0, ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
-    }),
+    rows: [
+      ...Object.entries(cost).map(([name, ms]) => {
+        const split = costThreads[name] ?? {};
+        return [name, weights[name] ?? 0, ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
+      }),
+      ...Object.entries(costAfterRuns?.total ?? {}).map(([name, ms]) => {
+        const split = costAfterRuns?.threads[name] ?? {};
+        return [`${name}, after the runs (${costAfterRuns?.build})`, '-', ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
+      }),
+      ...(serial ? [[`the mix, one client (limit ${serialLimit} req/s)`, 1, serial.cpuMsPerRequest.total ?? '-', serial.cpuMsPerRequest.main ?? '-', serial.cpuMsPerRequest.workers ?? '-', serial.cpuMsPerRequest.lancedb ?? '-', serial.cpuMsPerRequest.other ?? '-']] : []),
+    ],
   };
   const ingestTable: Table = {
     title: `bulk ingest of ${ingestItems} items alone against the models' own cap (before / after the daemon: standard ${capBefore.standard} / ${capAfter.standard}, turbo ${capBefore.turbo} / ${capAfter.turbo} items/s)`,
@@ -378,6 +453,9 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       costAloneByThreadMs: costThreads,
       weightedCostMs: round(weightedMs, 1),
       limitRequestsPerSecond: limit,
+      serialMix: serial,
+      limitFromSerialMix: serialLimit,
+      costAfterRuns,
       medians: Object.fromEntries([16, 64].flatMap((clients) => ['current', 'alternate'].map((build) => [`${clients} ${build}`, summary(clients, build)]))),
       runs,
       ingest,
