@@ -270,7 +270,11 @@ export class MemoryService {
       assertContentSize(input.content);
     }
     const content = input.content ?? existing.content;
-    const title = input.title !== undefined ? input.title.trim() || deriveTitle(content) : existing.title;
+    // A title the save derived from the old content (none was given) follows the new content; one the user
+    // chose stays. The record does not say which it was: a title equal to the old first line counts as derived.
+    const derived = existing.title === deriveTitle(existing.content);
+    const title =
+      input.title !== undefined ? input.title.trim() || deriveTitle(content) : derived ? deriveTitle(content) : existing.title;
     const updated: MemoryRecord = {
       ...existing,
       title,

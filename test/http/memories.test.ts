@@ -170,6 +170,18 @@ describe('GET/PATCH/DELETE /v1/memory/:id', () => {
     expect(inSpace.json().results.map((result: { id: string }) => result.id)).toEqual([bare]);
   });
 
+  it('re-derives a title taken from the old content, and keeps one the user chose', async () => {
+    const derived = await save({ content: 'Umbrella in the hall\nBring it on Tuesday' });
+    const replaced = await t.request({ method: 'PATCH', url: `/v1/memory/${derived}`, payload: { content: 'Trombone lesson moved\nNow on Friday' } });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect(replaced.json().data.title).toBe('Trombone lesson moved');
+    const chosen = await save({ content: 'Notes from the offsite', title: 'Offsite 2026' });
+    const kept = await t.request({ method: 'PATCH', url: `/v1/memory/${chosen}`, payload: { content: 'Revised notes from the offsite' } });
+    expect(kept.json().data.title).toBe('Offsite 2026');
+    const untouched = await t.request({ method: 'PATCH', url: `/v1/memory/${derived}`, payload: { tags: ['music'] } });
+    expect(untouched.json().data.title).toBe('Trombone lesson moved');
+  });
+
   it('rejects unknown and mistyped update fields', async () => {
     const id = await save({ content: 'Something to update later' });
     for (const payload of [{ colour: 'red' }, { tags: 'x' }, { content: '' }, { content: 'a'.repeat(102_401) }]) {
