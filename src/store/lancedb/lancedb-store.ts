@@ -86,6 +86,7 @@ import type { LeaseStore, Leases } from '../../core/cluster/leases.js';
 import { LanceLeaseStore, leasesSchema } from './lease-table.js';
 import { RecordTable } from './record-table.js';
 import { isCommitConflict, TableWriter } from './table-writer.js';
+import { PacedTrigger } from './paced-trigger.js';
 
 type Row = Record<string, unknown>;
 
@@ -127,6 +128,14 @@ export interface OpenLanceStoreOptions {
    * after one 73 ms compaction).
    */
   readonly maintainEveryWrites?: number;
+  /**
+   * Compact the tables searches read (memories, passages) on their own after this many commits to one of
+   * them (0: only in the full pass), paced by the cost of the last such compaction
+   * (SEARCH_COMPACTION_REST_FACTOR). A search pays for every fragment left since the last compaction.
+   */
+  readonly compactSearchTablesEvery?: number;
+  /** Told after each compaction of the search tables (the daemon logs it at debug level). */
+  readonly onSearchTablesCompacted?: (report: SearchCompactionReport) => void;
   /** Told when background maintenance fails (it is retried on the next trigger). */
   readonly onMaintenanceError?: (error: unknown) => void;
   /**
@@ -146,11 +155,25 @@ export interface OpenLanceStoreOptions {
   readonly shared?: { readonly readConsistencyMs: number };
 }
 
+/** What one compaction of the search tables did. */
+export interface SearchCompactionReport {
+  /** Tables optimized: those with commits since their last compaction. */
+  readonly tables: readonly string[];
+  readonly compactedFragments: number;
+  readonly prunedVersions: number;
+  readonly durationMs: number;
+}
+
 /** What openLanceStore returns: the Storage port, and the lease table daemons on one store coordinate with. */
 export interface LanceStore extends Storage {
   readonly leaseStore: LeaseStore;
   /** Background maintenance claims this lease first (several daemons on one store). */
   useLeases(leases: Leases): void;
+  /**
+   * Compacts the memories and passages tables now (those with commits since their last compaction); null
+   * when the full pass, a backup or another daemon holds maintenance. The background trigger calls it.
+   */
+  compactSearchTables(): Promise<SearchCompactionReport | null>;
 }
 
 const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
@@ -168,6 +191,18 @@ const METADATA_LOOKUP_BATCH = 100;
 const MAINTENANCE_REST_FACTOR = 10;
 /** ... but never longer than this, so fragments cannot pile up for long under steady writes. */
 const MAX_MAINTENANCE_REST_MS = 60_000;
+/**
+ * Commits to the memories or passages table before they are compacted on their own: every commit leaves a
+ * fragment each search reads until a compaction (bench/README.md, issue #23 fifth session, has the cost).
+ */
+const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 20;
+/**
+ * A compaction of the search tables rests this many times as long as it took before the next: at most a
+ * fifth of the time, lighter than the full pass's tenth because it is what keeps searches cheap.
+ */
+const SEARCH_COMPACTION_REST_FACTOR = 4;
+/** ... and never longer than this. */
+const MAX_SEARCH_COMPACTION_REST_MS = 20_000;
 
 export async function openLanceStore(options: OpenLanceStoreOptions): Promise<LanceStore> {
   const cache = options.cacheMb ?? DEFAULT_CACHE_MB;
@@ -182,13 +217,19 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   );
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
-  const open = async (name: string, schema: Schema) => new TableWriter(await createOrOpen(db, name, schema), onCommit);
+  const onSearchTableCommit = (name: 'memories' | 'chunks') => () => {
+    storage?.noteWrite();
+    storage?.noteSearchTableCommit(name);
+  };
+  const open = async (name: string, schema: Schema, committed = onCommit) =>
+    new TableWriter(await createOrOpen(db, name, schema), committed);
   const meta = await open('meta', metaSchema);
   await migrateSchema(db, meta);
-  const memories = await open('memories', memoriesSchema);
+  const memories = await open('memories', memoriesSchema, onSearchTableCommit('memories'));
   const chunks = await open(
     chunksTableName(options.vectorSpace.modelId, options.vectorSpace.dimension),
     chunksSchema(options.vectorSpace.dimension),
+    onSearchTableCommit('chunks'),
   );
   const accounts = await open('accounts', accountsSchema);
   const keys = await open('api_keys', apiKeysSchema);
@@ -221,6 +262,22 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
     leases,
   });
   return storage;
+}
+
+/**
+ * Compaction, index update and cleanup of one table's versions older than KEEP_VERSIONS_MS. Unlocked first:
+ * a concurrent user write wins any conflict and the compaction is the one that fails (measured: 0 of 180
+ * writes failed, 15 of 15 compactions yielded). Under sustained writes it would never finish unlocked, so a
+ * conflict retries it with the table's writes paused (tens of ms).
+ */
+async function optimizeTable(writer: TableWriter): Promise<lancedb.OptimizeStats> {
+  const options = { cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) };
+  try {
+    return await writer.table.optimize(options);
+  } catch (error) {
+    if (!isCommitConflict(error)) throw error;
+    return writer.exclusive((table) => table.optimize(options));
+  }
 }
 
 /** Two daemons starting on one fresh store may both create a table: the one that loses opens the winner's. */
@@ -727,6 +784,10 @@ class LanceStorage implements LanceStore {
   private lastPass = { endedAt: 0, durationMs: 0 };
   private paced: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  /** Commits to each search table since it was last compacted. */
+  private readonly searchTableCommits = { memories: 0, chunks: 0 };
+  private readonly searchCompaction: PacedTrigger;
+  private compactingSearch: Promise<SearchCompactionReport | null> | null = null;
   /** Orphaned passages can only come from a crash, so the first maintenance pass after a start looks for them. */
   private orphansSwept = false;
 
@@ -738,6 +799,19 @@ class LanceStorage implements LanceStore {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
     this.leaseStore = new LanceLeaseStore(tables.leases);
+    this.searchCompaction = new PacedTrigger({
+      every: options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY,
+      // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.
+      pending: () => Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
+      restFactor: SEARCH_COMPACTION_REST_FACTOR,
+      maxRestMs: MAX_SEARCH_COMPACTION_REST_MS,
+      run: async () => {
+        const report = await this.compactSearchTables();
+        if (report) this.options.onSearchTablesCompacted?.(report);
+        return report !== null;
+      },
+      onError: (error) => this.options.onMaintenanceError?.(error),
+    });
     // A shared store has no orphans of a crash to look for at start: see OpenLanceStoreOptions.shared.
     this.orphansSwept = options.shared !== undefined;
     const accounts = new RecordTable(tables.accounts, accountToRow, rowToAccount);
@@ -907,16 +981,57 @@ class LanceStorage implements LanceStore {
     this.paced.unref();
   }
 
+  /** Counts a commit to a search table; past the threshold, compacts those tables in the background. */
+  noteSearchTableCommit(name: 'memories' | 'chunks'): void {
+    if (this.closed) return;
+    this.searchTableCommits[name] += 1;
+    this.searchCompaction.note();
+  }
+
   useLeases(leases: Leases): void {
     this.leases = leases;
   }
 
   maintain(): Promise<MaintenanceReport> {
-    // One maintenance pass at a time; a second caller shares the running one.
-    this.maintaining ??= this.leasedMaintenance().finally(() => {
-      this.maintaining = null;
-    });
+    // One maintenance pass at a time; a second caller shares the running one. A compaction of the search
+    // tables in progress finishes first (both optimize the same tables).
+    this.maintaining ??= (this.compactingSearch ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.leasedMaintenance())
+      .finally(() => {
+        this.maintaining = null;
+      });
     return this.maintaining;
+  }
+
+  compactSearchTables(): Promise<SearchCompactionReport | null> {
+    // One at a time; a second caller shares the running one.
+    this.compactingSearch ??= this.runSearchCompaction().finally(() => {
+      this.compactingSearch = null;
+    });
+    return this.compactingSearch;
+  }
+
+  private async runSearchCompaction(): Promise<SearchCompactionReport | null> {
+    if (this.closed || this.maintaining || this.backingUp) return null;
+    const claim = this.leases ? await this.leases.claim('maintenance') : null;
+    if (this.leases && !claim) return null;
+    try {
+      const started = Date.now();
+      const names = (['memories', 'chunks'] as const).filter((name) => this.searchTableCommits[name] > 0);
+      let compactedFragments = 0;
+      let prunedVersions = 0;
+      for (const name of names) {
+        // Commits from here on leave fragments this compaction may not see: they count for the next one.
+        this.searchTableCommits[name] = 0;
+        const stats = await optimizeTable(this.tables[name]);
+        compactedFragments += stats.compaction.fragmentsRemoved;
+        prunedVersions += stats.prune.oldVersionsRemoved;
+      }
+      return { tables: names.map((name) => this.tables[name].table.name), compactedFragments, prunedVersions, durationMs: Date.now() - started };
+    } finally {
+      claim?.stop();
+    }
   }
 
   backup(targetDir: string): Promise<StoreSnapshot> {
@@ -927,6 +1042,8 @@ class LanceStorage implements LanceStore {
       this.backingUp = new Promise<void>((resolve) => (done = resolve));
       try {
         await running?.catch(() => undefined);
+        // A compaction of the search tables writes outside the writers too; none starts while backingUp is set.
+        await this.compactingSearch?.catch(() => undefined);
         return await this.gate.exclusive(() => backupStore(this.uri, targetDir, Object.values(this.tables) as TableWriter[]));
       } finally {
         this.backingUp = null;
@@ -965,18 +1082,11 @@ class LanceStorage implements LanceStore {
       this.orphansSwept = true;
     }
     const writers: TableWriter[] = Object.values(this.tables);
+    // This pass compacts the search tables too.
+    this.searchTableCommits.memories = 0;
+    this.searchTableCommits.chunks = 0;
     for (const writer of writers) {
-      const options = { cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) };
-      let stats;
-      try {
-        // Unlocked first: a concurrent user write wins any conflict and the compaction is the one that
-        // fails (measured: 0 of 180 writes failed, 15 of 15 compactions yielded).
-        stats = await writer.table.optimize(options);
-      } catch (error) {
-        if (!isCommitConflict(error)) throw error;
-        // Under sustained writes it would never finish unlocked: retry with writes paused (tens of ms).
-        stats = await writer.exclusive((table) => table.optimize(options));
-      }
+      const stats = await optimizeTable(writer);
       compactedFragments += stats.compaction.fragmentsRemoved;
       prunedVersions += stats.prune.oldVersionsRemoved;
     }
@@ -1071,6 +1181,8 @@ class LanceStorage implements LanceStore {
   async close(): Promise<void> {
     this.closed = true;
     if (this.paced) clearTimeout(this.paced);
+    await this.searchCompaction.close();
+    await this.compactingSearch?.catch(() => undefined);
     await this.maintaining?.catch(() => undefined);
     await Promise.all((Object.values(this.tables) as TableWriter[]).map((writer) => writer.exclusive(async () => undefined)));
     this.db.close();

@@ -1,0 +1,79 @@
+/**
+ * Runs a piece of background work once enough events (commits) are pending, paced by the work's own measured
+ * cost: after a run of d ms the next one starts no sooner than restFactor x d later (capped at maxRestMs), so
+ * the work takes at most about 1 / (1 + restFactor) of the time whatever the tables hold.
+ *
+ * The owner counts the pending events (the work clears what it covers): events that come while the work runs
+ * or rests still count, and when the rest ends with enough of them the next run starts at once.
+ */
+export interface PacedTriggerOptions {
+  /** Pending events before a run (0: never run). */
+  readonly every: number;
+  readonly pending: () => number;
+  readonly restFactor: number;
+  readonly maxRestMs: number;
+  /** The work; it may decline (resolve false) while something else does it: the next event tries again. */
+  readonly run: () => Promise<boolean>;
+  readonly onError: (error: unknown) => void;
+}
+
+export class PacedTrigger {
+  private running: Promise<void> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private last = { endedAt: 0, durationMs: 0 };
+  private closed = false;
+
+  constructor(private readonly options: PacedTriggerOptions) {}
+
+  /** An event was counted: starts the work (now or after the rest) once enough are pending. */
+  note(): void {
+    if (!this.closed) this.schedule();
+  }
+
+  /** The run in progress, if any. */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    return this.idle();
+  }
+
+  private due(): boolean {
+    return !this.closed && this.options.every > 0 && this.options.pending() >= this.options.every;
+  }
+
+  private schedule(): void {
+    if (this.running || this.timer || !this.due()) return;
+    const rest = Math.min(this.options.maxRestMs, this.last.durationMs * this.options.restFactor);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.start();
+    }, Math.max(0, this.last.endedAt + rest - Date.now()));
+    this.timer.unref();
+  }
+
+  private start(): void {
+    if (this.running || !this.due()) return;
+    const started = Date.now();
+    let ran = true;
+    this.running = this.options
+      .run()
+      .then(
+        (done) => {
+          ran = done;
+        },
+        // A failed run rests as a run does, so it is retried at the same pace, not on every event.
+        (error: unknown) => this.options.onError(error),
+      )
+      .finally(() => {
+        if (ran) this.last = { endedAt: Date.now(), durationMs: Math.max(1, Date.now() - started) };
+        this.running = null;
+        // A declined run waits for the next event rather than retrying at once while the other path works.
+        if (ran) this.schedule();
+      });
+  }
+}
