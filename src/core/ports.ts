@@ -78,6 +78,8 @@ export interface MemoryStore {
   list(filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ items: MemoryRecord[]; total: number }>;
   count(filter?: MemoryFilter): Promise<number>;
   findByContentHash(hash: string): Promise<MemoryRecord | null>;
+  /** Every memory whose content has one of these hashes, in one read per hundred hashes. */
+  findManyByContentHash(hashes: readonly string[]): Promise<MemoryRecord[]>;
   /** A memory whose metadata has `key` equal to the string `value` (URL and file saves find their memory so). */
   findByMetadata(key: string, value: string): Promise<MemoryRecord | null>;
   /** findByMetadata for many values in one read (a folder's first scan looks its files up per batch): value -> memory. */

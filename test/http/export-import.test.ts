@@ -357,13 +357,32 @@ describe('vectors, filters, id-less lines, dry runs and errors', () => {
     const once = (await send()).json<ImportResponse>();
     expect(once.byType.memory).toEqual({ created: 2, updated: 0, unchanged: 0, failed: 0 });
     const twice = (await send()).json<ImportResponse>();
-    // The dated line is found again; the undated one is dated now, so it is new each time.
-    expect(twice.byType.memory).toMatchObject({ created: 1, unchanged: 1 });
+    // The dated line is found by its id; the undated one was dated when first imported, and is found by that.
+    expect(twice.byType.memory).toEqual({ created: 0, updated: 0, unchanged: 2, failed: 0 });
+    const turbo = (await c.request({ method: 'GET', url: '/v1/memories?limit=100' })).json<ListResponse>().data.filter((memory) => memory.content === 'A turbo line');
+    expect(turbo).toHaveLength(1);
     const list = (await c.request({ method: 'GET', url: '/v1/memories?tags=chat' })).json<ListResponse>();
     expect(list.data).toEqual([expect.objectContaining({ createdAt: '2020-06-01T08:00:00.000Z' })]);
     expect(ulidTime(list.data[0]?.id ?? '')).toBe(Date.parse('2020-06-01T08:00:00Z'));
     const entities = (await c.request({ method: 'GET', url: '/v1/entities?search=maria' })).json<EntitiesResponse>();
     expect(entities.entities.map((entity) => entity.name)).toEqual(['Maria Lopez']);
+  });
+
+  it('an undated line is found again only as the memory an import made of it: same text and space', async () => {
+    const text = 'Undated note about the greenhouse heater.';
+    const saved = await save(c, { content: text, spaceId: 'garden' });
+    const send = async (records: Record<string, unknown>[], query = '') =>
+      (await c.request({ method: 'POST', url: `/v1/import${query}`, payload: JSON.stringify({ records }), headers: { 'content-type': 'application/json' } })).json<ImportResponse>();
+    // A memory saved otherwise with the same text is not the import's: the line creates its own, once.
+    expect((await send([{ type: 'memory', content: text, spaceId: 'garden' }])).byType.memory).toMatchObject({ created: 1 });
+    expect((await send([{ type: 'memory', content: text, spaceId: 'garden' }], '?dryRun=true')).byType.memory).toMatchObject({ created: 0, unchanged: 1 });
+    expect((await send([{ type: 'memory', content: text, spaceId: 'garden' }])).byType.memory).toMatchObject({ created: 0, unchanged: 1 });
+    // Another space, or changed text, is another memory.
+    expect((await send([{ type: 'memory', content: text, spaceId: 'shed' }])).byType.memory).toMatchObject({ created: 1 });
+    expect((await send([{ type: 'memory', content: `${text} Fixed.`, spaceId: 'garden' }])).byType.memory).toMatchObject({ created: 1 });
+    const garden = (await c.request({ method: 'GET', url: '/v1/memories?spaceId=garden&limit=100' })).json<ListResponse>().data;
+    expect(garden.filter((memory) => memory.content === text).map((memory) => memory.id).sort()).toHaveLength(2);
+    expect(garden.some((memory) => memory.id === saved)).toBe(true);
   });
 
   it('a dry run reports what would change and writes nothing', async () => {

@@ -153,6 +153,11 @@ function lastById<T extends { id: string }>(items: readonly Item<T>[], type: Imp
   return [...byId.values()];
 }
 
+/** A memory line's space and text, as the lookup of what an earlier import made of it keys them. */
+function importKey(spaceId: string, content: string): string {
+  return `${spaceId}\u0000${content}`;
+}
+
 /**
  * Restores export records into one tenant, idempotently. Every record keeps its id and times. A record
  * whose id the tenant has is compared with it: identical -> unchanged (nothing is written), different ->
@@ -247,6 +252,24 @@ export class ImportService {
 
   // ---- memories -------------------------------------------------------------------------------------
 
+  /**
+   * For the lines with neither id nor time (a JSON item without createdAt): the creation time of the memory an
+   * earlier import made of the same text in the same space, by space and text. Such a memory's id is derived
+   * from its own time, space and text, which tells it from a memory saved otherwise with the same text.
+   */
+  private async importedBefore(store: MemoryStore, items: readonly Item<MemoryInput>[]): Promise<Map<string, number>> {
+    const undated = items.filter(({ line }) => line.id === undefined && line.createdAt === undefined);
+    const found = new Map<string, number>();
+    if (undated.length === 0) return found;
+    for (const memory of await store.findManyByContentHash(undated.map(({ line }) => contentHash(line.content)))) {
+      if (memory.id !== derivedMemoryId(memory.content, memory.createdAt, memory.spaceId)) continue;
+      const key = importKey(memory.spaceId, memory.content);
+      // Imported twice at two times before this fix: the first one stands.
+      found.set(key, Math.min(found.get(key) ?? Infinity, memory.createdAt));
+    }
+    return found;
+  }
+
   private async importMemories(
     tenant: string,
     items: readonly Item<MemoryInput>[],
@@ -260,10 +283,12 @@ export class ImportService {
     const now = this.now();
 
     // Ids first (a line without one gets the id of its content and time), then the checks that need no store.
+    const imported = await this.importedBefore(store, items);
     const valid: Item<MemoryInput & { id: string }>[] = [];
     for (const { index, line } of items) {
       const spaceId = line.spaceId ?? options.defaultSpace ?? '';
-      const createdAt = line.createdAt ?? now;
+      // A line with neither id nor time is dated by the memory an earlier import made of it, else now.
+      const createdAt = line.createdAt ?? (line.id === undefined ? imported.get(importKey(spaceId, line.content)) : undefined) ?? now;
       const id = line.id ?? derivedMemoryId(line.content, createdAt, spaceId);
       try {
         assertContentSize(line.content);

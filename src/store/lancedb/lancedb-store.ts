@@ -180,7 +180,7 @@ const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
 const MIB = 1024n * 1024n;
 
 const DEFAULT_MAINTAIN_EVERY_WRITES = 50;
-/** Values per metadata lookup query: one scan of the memories for a batch of files, not one per file. */
+/** Values per metadata or content-hash lookup query: one scan of the memories for a batch, not one per value. */
 const METADATA_LOOKUP_BATCH = 100;
 /**
  * Background passes rest this many times as long as the last one took, so maintenance takes at most about
@@ -455,6 +455,19 @@ class LanceMemoryStore implements MemoryStore {
       .limit(1)
       .toArray();
     return rows[0] ? rowToMemory(rows[0] as Row) : null;
+  }
+
+  async findManyByContentHash(hashes: readonly string[]): Promise<MemoryRecord[]> {
+    const unique = [...new Set(hashes)];
+    const found: MemoryRecord[] = [];
+    for (let i = 0; i < unique.length; i += METADATA_LOOKUP_BATCH) {
+      const rows = await this.tables.memories.table
+        .query()
+        .where(and(eq('account_id', this.accountId), inList('content_hash', unique.slice(i, i + METADATA_LOOKUP_BATCH))))
+        .toArray();
+      for (const row of rows) found.push(rowToMemory(row as Row));
+    }
+    return found;
   }
 
   async findByMetadata(key: string, value: string): Promise<MemoryRecord | null> {
