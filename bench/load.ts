@@ -27,7 +27,9 @@
  * `--during N` sets the items of the search-during-ingest runs apart from `--ingest` (the issue's figure is a
  * 10,000-item ingest: `--ingest 400 --during 10000`).
  *
- *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--during N] [--scan 500] [--alternate DIR]
+ * `--alternate-first` runs the pairs B A B A, so that the searches alone after the runs are the current build's.
+ *
+ *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--during N] [--scan 500] [--alternate DIR [--alternate-first]]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -283,6 +285,11 @@ export interface LoadBenchOptions {
   readonly scan?: number;
   /** Items of the ingest a client searches during (default: `ingest`). */
   readonly during?: number;
+  /**
+   * B A B A instead of A B A B: the searches alone after the runs are measured on the last build to run, so
+   * this gives the current build's figure (a second run with the default order gives the alternate's).
+   */
+  readonly alternateFirst?: boolean;
 }
 
 export async function runLoadBench(options: LoadBenchOptions = {}): Promise<BenchResult> {
@@ -324,7 +331,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       process.stderr.write(`  the mix, one client, ${seconds} s (CPU per request)\n`);
       serial = await measuredRun(daemon, 'current', 1, seconds, queries, writes, ids);
     }
-    const builds: ('current' | 'alternate')[] = options.alternate ? ['current', 'alternate', 'current', 'alternate'] : ['current'];
+    const pair: ('current' | 'alternate')[] = options.alternateFirst ? ['alternate', 'current'] : ['current', 'alternate'];
+    const builds: ('current' | 'alternate')[] = options.alternate ? [...pair, ...pair] : ['current'];
     for (const clients of seconds > 0 ? [16, 64] : []) {
       for (const build of builds) {
         if (options.alternate) await daemon.use(build);
@@ -473,7 +481,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
 
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
-    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, during: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' } },
+    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, during: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' }, 'alternate-first': { type: 'boolean', default: false } },
   });
   finishStandalone(
     await measure(() =>
@@ -484,6 +492,7 @@ if (isMain(import.meta.url)) {
         ...(values.during ? { during: Number(values.during) } : {}),
         ...(values.scan ? { scan: Number(values.scan) } : {}),
         alternate: values.alternate,
+        alternateFirst: values['alternate-first'],
       }),
     ),
   );
