@@ -86,13 +86,14 @@ describe('compaction of the search tables', () => {
         await store.memories('usr_a').insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
       }
     }
-    // Each insert commits once to each table: the twelfth starts a compaction of both.
+    // Each insert commits once to each table, both at once: the first of the two twelfth commits starts a
+    // compaction of both (the other table's twelfth may land beside it and stay a fragment of its own).
     await done;
     expect(reports).toHaveLength(1);
     expect(reports[0]?.tables).toEqual(['memories', CHUNKS]);
     expect(reports[0]?.compactedFragments).toBeGreaterThan(0);
-    expect(await fragments(busy.dir, 'memories')).toBe(1);
-    expect(await fragments(busy.dir, CHUNKS)).toBe(1);
+    expect(await fragments(busy.dir, 'memories')).toBeLessThanOrEqual(2);
+    expect(await fragments(busy.dir, CHUNKS)).toBeLessThanOrEqual(2);
     // Without it, every commit is still a fragment a search reads.
     expect(await fragments(reference.dir, 'memories')).toBe(12);
     expect(await fragments(reference.dir, CHUNKS)).toBe(12);
@@ -151,6 +152,8 @@ describe('compaction of the search tables', () => {
         if (i % 10 === 9) await records.delete([record.id]);
       }),
     );
+    // A compaction still running from the trigger is shared by the first call; the second covers every write.
+    await store.compactSearchTables();
     const direct = await store.compactSearchTables();
     expect(direct).not.toBeNull();
     expect(reports.length).toBeGreaterThan(0);
