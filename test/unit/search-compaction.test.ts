@@ -11,9 +11,12 @@ const DIM = 4;
 const WORDS = ['harbor', 'lantern', 'orchard', 'granite', 'meadow', 'falcon', 'copper', 'willow'];
 const dirs: string[] = [];
 const stores: LanceStore[] = [];
+/** Background compactions that failed: none may. */
+const errors: unknown[] = [];
 
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
+  expect(errors.splice(0).map(String)).toEqual([]);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -45,7 +48,13 @@ function memory(i: number): MemoryRecord {
 async function open(options: { compactSearchTablesEvery: number; onSearchTablesCompacted?: (report: SearchCompactionReport) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'mem-search-compaction-'));
   dirs.push(dir);
-  const store = await openLanceStore({ uri: dir, vectorSpace: { modelId: 'test/model', dimension: DIM }, maintainEveryWrites: 0, ...options });
+  const store = await openLanceStore({
+    uri: dir,
+    vectorSpace: { modelId: 'test/model', dimension: DIM },
+    maintainEveryWrites: 0,
+    onMaintenanceError: (error) => errors.push(error),
+    ...options,
+  });
   stores.push(store);
   return { dir, store };
 }

@@ -1041,7 +1041,9 @@ class LanceStorage implements LanceStore {
         compactedFragments += stats.compaction.fragmentsRemoved;
         prunedVersions += stats.prune.oldVersionsRemoved;
       }
-      return { tables: names.map((name) => this.tables[name].table.name), compactedFragments, prunedVersions, durationMs: Date.now() - started };
+      // Table names as created (reading a table's name from its handle while a write holds the handle fails).
+      const tableName = { memories: 'memories', chunks: chunksTableName(this.vectorSpace.modelId, this.vectorSpace.dimension) };
+      return { tables: names.map((name) => tableName[name]), compactedFragments, prunedVersions, durationMs: Date.now() - started };
     } finally {
       claim?.stop();
     }
