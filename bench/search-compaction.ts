@@ -5,9 +5,12 @@
  * memories in batches (512-d passages, as the built-in embedder's), runs one full pass, then A B A B rounds:
  * 20 single saves (20 commits to each search table), the searches on those fragments, then A = the search
  * tables' compaction or B = the full pass, each timed (wall and the process's CPU, every thread), and the
- * searches again. Medians; `uptime` before and after. In-process, no daemon.
+ * searches again. Then, at the smallest size, `--cycles` rounds of 20 saves each in three fresh stores: with
+ * no compaction, with the search tables' compaction after each round, with the full pass after each round;
+ * the search CPU every 10 rounds (do repeated compactions keep searches cheap, or do versions and index
+ * deltas pile up instead?). Medians; `uptime` before and after. In-process, no daemon.
  *
- *   node --import tsx bench/search-compaction.ts [--sizes 1000,10000] [--rounds 4]
+ *   node --import tsx bench/search-compaction.ts [--sizes 1000,10000] [--rounds 4] [--cycles 40]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -83,7 +86,32 @@ async function timedCpu(work: () => Promise<unknown>): Promise<{ wallMs: number;
   return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
 }
 
-export async function runSearchCompaction(options: { sizes?: readonly number[]; rounds?: number } = {}): Promise<BenchResult> {
+/** Search CPU every 10 rounds of COMMITS saves, each round followed by `after` (the compaction compared). */
+async function cycles(size: number, count: number, after: 'none' | 'search tables' | 'full pass'): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'mem-bench-cycles-'));
+  const store = await openLanceStore({ uri: dir, vectorSpace: { modelId: 'bench/random', dimension: DIM }, maintainEveryWrites: 0, compactSearchTablesEvery: 0 });
+  try {
+    const memories = store.memories(ACCOUNT);
+    for (let done = 0; done < size; done += 500) await memories.putMany(Array.from({ length: Math.min(500, size - done) }, item));
+    await store.maintain();
+    const figures = [round((await searchCost(store)).cpuMs, 1)];
+    for (let cycle = 1; cycle <= count; cycle++) {
+      for (let i = 0; i < COMMITS; i++) {
+        const { memory, chunks } = item();
+        await memories.insert(memory, chunks);
+      }
+      if (after === 'search tables') await store.compactSearchTables();
+      if (after === 'full pass') await store.maintain();
+      if (cycle % 10 === 0) figures.push(round((await searchCost(store)).cpuMs, 1));
+    }
+    return figures;
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runSearchCompaction(options: { sizes?: readonly number[]; rounds?: number; cycles?: number } = {}): Promise<BenchResult> {
   const started = Date.now();
   const sizes = options.sizes ?? [1000, 10_000];
   const rounds = options.rounds ?? 4;
@@ -142,6 +170,13 @@ export async function runSearchCompaction(options: { sizes?: readonly number[]; 
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  const cycleCount = options.cycles ?? 40;
+  const cycleRows: (string | number)[][] = [];
+  for (const after of ['none', 'search tables', 'full pass'] as const) {
+    const series = await cycles(sizes[0] ?? 1000, cycleCount, after);
+    cycleRows.push([after, ...series]);
+    figures[`cycles-${after}`] = series;
+  }
   uptime.push(execFileSync('uptime').toString().trim());
   const tables: Table[] = [
     {
@@ -159,6 +194,11 @@ export async function runSearchCompaction(options: { sizes?: readonly number[]; 
       ],
       rows,
     },
+    {
+      title: `Search CPU ms (one vector + one keyword search, median of ${SEARCHES}) at ${sizes[0] ?? 1000} memories, every 10 rounds of ${COMMITS} saves, by what runs after each round`,
+      header: ['after each round', 'start', ...Array.from({ length: Math.floor(cycleCount / 10) }, (_, i) => `${(i + 1) * 10 * COMMITS} saves`)],
+      rows: cycleRows,
+    },
   ];
   return {
     name: 'search-compaction',
@@ -171,8 +211,11 @@ export async function runSearchCompaction(options: { sizes?: readonly number[]; 
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { sizes: { type: 'string' }, rounds: { type: 'string' } } });
+  const { values } = parseArgs({ options: { sizes: { type: 'string' }, rounds: { type: 'string' }, cycles: { type: 'string' } } });
   const sizes = values.sizes?.split(',').map(Number);
   const rounds = values.rounds ? Number(values.rounds) : undefined;
-  finishStandalone(await measure(() => runSearchCompaction({ ...(sizes ? { sizes } : {}), ...(rounds ? { rounds } : {}) })));
+  const cycleCount = values.cycles ? Number(values.cycles) : undefined;
+  finishStandalone(
+    await measure(() => runSearchCompaction({ ...(sizes ? { sizes } : {}), ...(rounds ? { rounds } : {}), ...(cycleCount ? { cycles: cycleCount } : {}) })),
+  );
 }
