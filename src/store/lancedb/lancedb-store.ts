@@ -1006,14 +1006,10 @@ class LanceStorage implements LanceStore {
   }
 
   maintain(): Promise<MaintenanceReport> {
-    // One maintenance pass at a time; a second caller shares the running one. A compaction of the search
-    // tables in progress finishes first (both optimize the same tables).
-    this.maintaining ??= (this.compactingSearch ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() => this.leasedMaintenance())
-      .finally(() => {
-        this.maintaining = null;
-      });
+    // One maintenance pass at a time; a second caller shares the running one.
+    this.maintaining ??= this.leasedMaintenance().finally(() => {
+      this.maintaining = null;
+    });
     return this.maintaining;
   }
 
@@ -1086,6 +1082,9 @@ class LanceStorage implements LanceStore {
 
   private async runMaintenance(): Promise<MaintenanceReport> {
     await this.backingUp?.catch(() => undefined);
+    // A compaction of the search tables in progress finishes first (both optimize the same tables); none
+    // starts while this pass runs. Awaited after the backup, never before: a backup waits for this pass.
+    await this.compactingSearch?.catch(() => undefined);
     const started = Date.now();
     this.writesSinceMaintenance = 0;
     let compactedFragments = 0;
