@@ -26,6 +26,10 @@ export interface AnswerParameters {
     readonly lineWeights?: readonly number[];
     /** List questions answered with the names and titles of their lines. */
     readonly listNames?: boolean;
+    /** List answers' items split into the things each line lists ("pottery, painting and camping"). */
+    readonly listParts?: boolean;
+    /** "What book / which city" answered with the name or title of the best lines. */
+    readonly namedThings?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
