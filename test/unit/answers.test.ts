@@ -198,7 +198,7 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(where.signals?.[index('typedMissing')]).toBe(1);
   });
 
-  it('reports relationMissing, lexicalGap and leadByOther: the asked words sit in another person\'s turns', async () => {
+  it('reports relationMissing, lexicalGap, leadByOther and othersOnly: the asked words sit in another person\'s turns', async () => {
     const model = new BuiltinLanguageModel(embedder, PLAIN);
     const index = (name: (typeof ABSTENTION_SIGNALS)[number]) => ABSTENTION_SIGNALS.indexOf(name);
     const turns = [
@@ -214,10 +214,14 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(own.signals?.[index('lexicalGap')]).toBe(0);
     expect(swapped.signals?.[index('leadByOther')]).toBe(1);
     expect(own.signals?.[index('leadByOther')]).toBe(0);
+    // "play", "community", "band" are Melanie's words only: three of the four asked words only others say.
+    expect(swapped.signals?.[index('othersOnly')]).toBeCloseTo(0.75, 5);
+    expect(own.signals?.[index('othersOnly')]).toBe(0);
     // A question naming no one, or memories naming no one it names, has nothing to miss.
     const unnamed = await model.extract({ question: 'What instrument is played in the community band?', sources: turns, tier: 'default' });
     expect(unnamed.signals?.[index('relationMissing')]).toBe(0);
     expect(unnamed.signals?.[index('leadByOther')]).toBe(0);
+    expect(unnamed.signals?.[index('othersOnly')]).toBe(0);
     const stranger = await model.extract({ question: 'What instrument does Priya play?', sources: turns, tier: 'default' });
     expect(stranger.signals?.[index('relationMissing')]).toBe(0);
   });

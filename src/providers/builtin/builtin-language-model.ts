@@ -147,8 +147,10 @@ export interface AbstentionModel {
  *   violin?" finds Caroline's memories, none of them about a violin; the words sit in others' memories.
  * - lexicalGap: speakerGap on the question's words alone, among lines that tell more than the question;
  * - leadByOther: the line answered from is spoken by someone other than the person the question names.
+ * - othersOnly: share of the question's own words (less its names) that lines spoken by others hold and no
+ *   line spoken by the person it names does (0 when it names no speaker of the found lines).
  */
-export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap', 'relationMissing', 'lexicalGap', 'leadByOther'] as const;
+export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap', 'relationMissing', 'lexicalGap', 'leadByOther', 'othersOnly'] as const;
 
 /**
  * Whether an abstention model refuses an answer with these signals. A question that names something no
@@ -716,11 +718,22 @@ export class BuiltinLanguageModel implements LanguageModel {
     const telling = spoken.filter((c) => c.news >= FILLER_WORDS);
     const lexicalGap = asksSpeaker && telling.length > 0 ? Math.max(0, Math.max(...telling.map((c) => c.lexical)) - Math.max(0, ...telling.filter((c) => c.byAsked).map((c) => c.lexical))) : 0;
     const leadByOther = asksSpeaker && speakerLabel(lead.text) !== undefined && !lead.byAsked ? 1 : 0;
+    // Which of the question's own words only others say: a question that gives the person a thing another
+    // person did finds those words in the other's turns and never in the asked person's own.
+    let othersOnly = 0;
+    if (asksSpeaker) {
+      const nameWords = new Set([...questionNames].flatMap((name) => contentWords(name)));
+      const asked = questionWords.filter((word) => !nameWords.has(word));
+      const said = (lines: readonly Candidate[]) => new Set(lines.flatMap((c) => contentWords(c.text.replace(/^[^:]{1,40}:\s/u, ''))));
+      const own = said(named);
+      const others = said(spoken.filter((c) => !c.byAsked));
+      othersOnly = asked.length === 0 ? 0 : asked.filter((word) => others.has(word) && !own.has(word)).length / asked.length;
+    }
     return {
       text,
       cited,
       support,
-      signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap), relationMissing(request), Math.min(1, lexicalGap), leadByOther],
+      signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap), relationMissing(request), Math.min(1, lexicalGap), leadByOther, othersOnly],
     };
   }
 }
