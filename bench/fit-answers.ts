@@ -63,14 +63,21 @@ export async function summarise(perVariant: readonly (readonly AnswerRecord[])[]
   /**
    * The grid's pick for a split and its refinements, each a variant pickVariant weighs on the split's
    * training folds: with list questions answered by names (listNames), and with the line ranker fitted on
-   * those folds (lineWeights), alone and together.
+   * those folds (lineWeights), alone and together; then, on top of both, named things answered by their
+   * name (namedThings), and list items split into the things each line lists (listParts).
    */
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
     const rules = RULE_VARIANTS[index] as AnswerRules;
     const weights = ranker ? fitLineWeights(lines, new Set(foldIds.filter((id) => id !== fold))) : undefined;
     if (!ranker) return { variants: [rules], records: [perVariant[index] ?? []] };
-    const refined: AnswerRules[] = [{ ...rules, listNames: true }, ...(weights ? [{ ...rules, lineWeights: weights }, { ...rules, lineWeights: weights, listNames: true }] : [])];
+    const named = { ...rules, ...(weights ? { lineWeights: weights } : {}), listNames: true };
+    const refined: AnswerRules[] = [
+      { ...rules, listNames: true },
+      ...(weights ? [{ ...rules, lineWeights: weights }, named] : []),
+      { ...named, namedThings: true },
+      { ...named, namedThings: true, listParts: true },
+    ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };
   };

@@ -5,7 +5,7 @@ import { RemindService, timeframeStart } from '../../src/core/answers/remind-ser
 import { countTokens, properNouns, resolveRelativeDate, sharedNames } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, isListQuestion, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 
@@ -198,7 +198,7 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(where.signals?.[index('typedMissing')]).toBe(1);
   });
 
-  it('reports relationMissing, lexicalGap and leadByOther: the asked words sit in another person\'s turns', async () => {
+  it('reports relationMissing, lexicalGap, leadByOther and othersOnly: the asked words sit in another person\'s turns', async () => {
     const model = new BuiltinLanguageModel(embedder, PLAIN);
     const index = (name: (typeof ABSTENTION_SIGNALS)[number]) => ABSTENTION_SIGNALS.indexOf(name);
     const turns = [
@@ -214,10 +214,14 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(own.signals?.[index('lexicalGap')]).toBe(0);
     expect(swapped.signals?.[index('leadByOther')]).toBe(1);
     expect(own.signals?.[index('leadByOther')]).toBe(0);
+    // "play", "community", "band" are Melanie's words only: three of the four asked words only others say.
+    expect(swapped.signals?.[index('othersOnly')]).toBeCloseTo(0.75, 5);
+    expect(own.signals?.[index('othersOnly')]).toBe(0);
     // A question naming no one, or memories naming no one it names, has nothing to miss.
     const unnamed = await model.extract({ question: 'What instrument is played in the community band?', sources: turns, tier: 'default' });
     expect(unnamed.signals?.[index('relationMissing')]).toBe(0);
     expect(unnamed.signals?.[index('leadByOther')]).toBe(0);
+    expect(unnamed.signals?.[index('othersOnly')]).toBe(0);
     const stranger = await model.extract({ question: 'What instrument does Priya play?', sources: turns, tier: 'default' });
     expect(stranger.signals?.[index('relationMissing')]).toBe(0);
   });
@@ -262,6 +266,44 @@ describe('the built-in answerer\'s lists and abstention', () => {
     // A line that names nothing gives its phrase.
     const plain = [source('a', 'Maria: I baked a peach cobbler for the bake sale.', 0.9), source('b', 'Maria: I made banana bread for the kids.', 0.85)];
     expect((await answer('What desserts has Maria made?', plain, 'default', { ...rules, listNames: true })).text).toBe('Maria: I baked a peach cobbler for the bake sale., Maria: I made banana bread for the kids.');
+  });
+
+  it('listParts: a list question gets the things its lines list, each on its own', async () => {
+    const hobbies = [
+      source('a', 'Melanie: Pottery, painting and camping with the kids keep me sane.', 0.9),
+      source('b', 'Melanie: I also started swimming last month.', 0.85),
+    ];
+    const rules = { ...PLAIN, listItems: 3, trimEcho: true, listNames: true };
+    const parts = await answer('What activities does Melanie do?', hobbies, 'default', { ...rules, listParts: true });
+    expect(parts.text.split(', ')).toEqual(['Pottery', 'painting', 'camping with the kids keep me sane', 'started swimming last month']);
+    expect(parts.finish.cited).toEqual(['a', 'b']);
+    // Without the rule each line is one item.
+    expect((await answer('What activities does Melanie do?', hobbies, 'default', rules)).text).toBe('Pottery, painting and camping with the kids keep me sane, started swimming last month');
+    // A phrase that lists nothing, or only idle words, stays whole.
+    expect(listedParts('a long walk by the sea', new Set())).toEqual(['long walk by the sea']);
+    expect(listedParts('and, or', new Set())).toEqual(['and, or']);
+  });
+
+  it('namedThings: "what book / which city" is answered with the title or name of the best lines', async () => {
+    const lines = [
+      source('q', 'Gina: What are you reading these days, Jon?', 0.95),
+      source('a', 'Jon: I am halfway through The Lean Startup and it is changing how I plan.', 0.9),
+    ];
+    const rules = { ...PLAIN, window: 3, trimEcho: true };
+    const named = await answer('What book is Jon currently reading?', lines, 'default', { ...rules, namedThings: true });
+    expect(named.text).toBe('The Lean Startup');
+    expect(named.finish.cited).toEqual(['a']);
+    // A quoted title comes before other names; the asked person and the speakers are never the answer.
+    const quoted = [source('a', 'Melanie: Caroline, I loved reading "Charlotte\'s Web" in Paris as a kid.', 0.9)];
+    expect((await answer('Which book did Melanie love?', quoted, 'default', { ...rules, namedThings: true, quotedTitles: true })).text).toBe("Charlotte's Web");
+    // No name in the best lines: the line's phrase answers as before; without the rule, the phrase too.
+    const nameless = [source('a', 'Jon: a thick one about starting companies.', 0.9)];
+    expect((await answer('What book is Jon reading?', nameless, 'default', { ...rules, namedThings: true })).text).toBe('thick one about starting companies');
+    expect((await answer('What book is Jon currently reading?', lines, 'default', rules)).text).not.toBe('The Lean Startup');
+    expect(asksForNamedThing('Which city have both Jean and John visited?')).toBe(true);
+    expect(asksForNamedThing('What is the name of her dog?')).toBe(true);
+    expect(asksForNamedThing('What did Caroline research?')).toBe(false);
+    expect(asksForNamedThing('What pet does Caroline have?')).toBe(false);
   });
 
   it('abstention: the fitted model refuses the swapped-name question and answers the right one', async () => {

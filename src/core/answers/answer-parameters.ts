@@ -26,6 +26,10 @@ export interface AnswerParameters {
     readonly lineWeights?: readonly number[];
     /** List questions answered with the names and titles of their lines. */
     readonly listNames?: boolean;
+    /** List answers' items split into the things each line lists ("pottery, painting and camping"). */
+    readonly listParts?: boolean;
+    /** "What book / which city" answered with the name or title of the best lines. */
+    readonly namedThings?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -33,9 +37,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8503,1.3222,0.848,-0.4388,-0.4659,0.2688,1.6571,-2.8185,2.3273,-0.2028,-0.1192,-0.3687], listNames: true, abstention: { bias: 1.21651, weights: [-0.35139, -1.184605, -2.173463, -0.444623, 0.681268, 0.144939, 1.728143, -0.101607, 5.105079, 1.868868] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8767,1.3914,0.8553,-0.4357,-0.4448,0.2791,1.7292,-2.7173,2.3204,-0.2982,-0.1232,-0.3709], listNames: true, namedThings: true, listParts: true, abstention: { bias: 1.018826, weights: [-0.446397, -1.264441, -2.055008, -0.566987, 0.954466, 0.170728, 1.160979, -0.140005, 3.74923, 1.565743, 2.963835] } },
   calibration: {
     facts: [],
-    passages: [[0.668, 0.093], [0.749, 0.115], [0.775, 0.118], [0.828, 0.301], [0.915, 0.462], [0.976, 0.596]],
+    passages: [[0.643, 0.092], [0.727, 0.098], [0.747, 0.135], [0.774, 0.135], [0.829, 0.312], [0.916, 0.462], [0.977, 0.596]],
   },
 };

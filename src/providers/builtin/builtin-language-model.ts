@@ -88,6 +88,16 @@ export interface AnswerRules {
    * separated, rather than with the lines' phrases; a line that names nothing gives its phrase.
    */
   readonly listNames?: boolean;
+  /**
+   * A list question's items are the things each line lists ("pottery, painting and camping" gives three),
+   * comma separated, rather than each line's whole phrase (see listedParts).
+   */
+  readonly listParts?: boolean;
+  /**
+   * A question asking for a named thing ("What book...?", "Which city...?") is answered with the first title
+   * or name, not in the question, of the best lines (up to `window`), rather than the line's phrase.
+   */
+  readonly namedThings?: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -137,8 +147,10 @@ export interface AbstentionModel {
  *   violin?" finds Caroline's memories, none of them about a violin; the words sit in others' memories.
  * - lexicalGap: speakerGap on the question's words alone, among lines that tell more than the question;
  * - leadByOther: the line answered from is spoken by someone other than the person the question names.
+ * - othersOnly: share of the question's own words (less its names) that lines spoken by others hold and no
+ *   line spoken by the person it names does (0 when it names no speaker of the found lines).
  */
-export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap', 'relationMissing', 'lexicalGap', 'leadByOther'] as const;
+export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch', 'nameMissingLead', 'nameMissingAll', 'typedMissing', 'speakerGap', 'relationMissing', 'lexicalGap', 'leadByOther', 'othersOnly'] as const;
 
 /**
  * Whether an abstention model refuses an answer with these signals. A question that names something no
@@ -189,6 +201,15 @@ export function isListQuestion(question: string): boolean {
 /** The names a question gives (people, places, things), possessives dropped: "Caroline's" -> "caroline". */
 function questionNamesOf(question: string): string[] {
   return [...new Set(properNouns(question).map((name) => name.replace(/['’]s$/u, '').toLowerCase()))];
+}
+
+/** Things people name (a book's title, a city), asked for as "what book" or "which city". */
+const NAMED_THINGS = 'country|city|state|town|team|company|band|artist|singer|author|book|novel|movie|film|show|series|game|song|album|restaurant|store|shop|brand|language|school|university|college|club|app|website|podcast|name';
+
+/** "What book is Jon reading?", "Which city did they visit?", "What is the name of...?": a name or title answers. */
+export function asksForNamedThing(question: string): boolean {
+  const q = question.trim().toLowerCase();
+  return new RegExp(`^(?:in |at |to |from )?(?:what|which) (?:\\w+ )?(?:${NAMED_THINGS})\\b`).test(q) || /^what (?:is|was|are|were) (?:the )?names? of\b/.test(q);
 }
 
 /** Questions that ask two things ("When ... and what about?") are answered with the whole sentence. */
@@ -313,6 +334,28 @@ function withoutEcho(sentence: string, questionWords: ReadonlySet<string>): stri
   while (parts.length > 0 && idle(parts[0] ?? '')) parts = parts.slice(1);
   while (parts.length > 0 && idle(parts[parts.length - 1] ?? '')) parts = parts.slice(0, -1);
   return parts.length > 0 ? parts.join(' ').replace(/[.,;:!?]+$/u, '') : sentence;
+}
+
+/**
+ * The things a phrase lists, each on its own: "pottery, painting and camping with the kids" gives "pottery",
+ * "painting", "camping with the kids". Parts are split at commas, semicolons, dashes and "and"/"or", and
+ * trimmed like withoutEcho; the phrase itself when it lists nothing.
+ */
+export function listedParts(phrase: string, questionWords: ReadonlySet<string>): string[] {
+  const idle = (word: string) => {
+    const core = word.toLowerCase().replace(/[^\p{L}\p{N}'’]/gu, '');
+    return core === '' || isStopword(core) || questionWords.has(stem(core));
+  };
+  const parts = phrase
+    .split(/[,;:!?.()"“”]|\s[–—-]\s|\s+(?:and|or|&|plus|as well as)\s+/iu)
+    .map((part) => {
+      let tokens = part.split(/\s+/).filter(Boolean);
+      while (tokens.length > 0 && idle(tokens[0] ?? '')) tokens = tokens.slice(1);
+      while (tokens.length > 0 && idle(tokens[tokens.length - 1] ?? '')) tokens = tokens.slice(0, -1);
+      return tokens.join(' ');
+    })
+    .filter((part) => part !== '');
+  return parts.length > 0 ? parts : [phrase];
 }
 
 /** The first quoted phrase of a line (2-60 characters) that is not the question's own words. */
@@ -597,6 +640,25 @@ export class BuiltinLanguageModel implements LanguageModel {
         (this.rules.focusWords > 0 ? focusSpan(candidate.text, questionWordSet, this.rules.focusWords) : undefined) ??
         (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text);
       if (concise) text = phrase(best);
+      // The conversation's own speakers are addressed, not named as the answer.
+      const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)?.toLowerCase()).filter((label) => label !== undefined));
+      const newNames = (candidate: Candidate, title: string | undefined) =>
+        properNouns(candidate.text.replace(/^[^:]{1,40}:\s/u, '')).filter((name) => {
+          const lower = name.toLowerCase();
+          return !speakers.has(lower) && !questionNames.has(lower) && ![...questionNames].some((asked) => asked.includes(lower)) && !(title ?? '').includes(name);
+        });
+      if (concise && this.rules.namedThings && asksForNamedThing(request.question) && !isListQuestion(request.question)) {
+        // "What book / which city / what game": the title or name of the best line that has one answers.
+        for (const candidate of ranked.slice(0, Math.max(1, this.rules.window))) {
+          if (isQuestion(candidate.text)) continue;
+          const title = quotedTitle(candidate.text, questionWordSet);
+          const name = title ?? newNames(candidate, undefined)[0];
+          if (!name) continue;
+          text = name;
+          picked.splice(0, picked.length, candidate);
+          break;
+        }
+      }
       if (concise && this.rules.listItems > 1 && isListQuestion(request.question)) {
         // The other items of a list live in other memories: the next best lines of other memories that
         // score near the best one and tell rather than ask.
@@ -607,22 +669,17 @@ export class BuiltinLanguageModel implements LanguageModel {
           items.push(candidate);
         }
         picked.splice(0, picked.length, ...items);
+        const parts = (candidate: Candidate) => (this.rules.listParts ? listedParts(phrase(candidate), questionWordSet) : [phrase(candidate)]);
         if (this.rules.listNames) {
           // Names and titles answer "which cities / what books / what are the names of": the items are those
-          // of the lines, not the lines. The conversation's own speakers are addressed, not listed.
-          const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)?.toLowerCase()).filter((label) => label !== undefined));
+          // of the lines, not the lines.
           const named = (candidate: Candidate) => {
-            const body = candidate.text.replace(/^[^:]{1,40}:\s/u, '');
             const title = this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined;
-            const names = properNouns(body).filter((name) => {
-              const lower = name.toLowerCase();
-              return !speakers.has(lower) && !questionNames.has(lower) && ![...questionNames].some((asked) => asked.includes(lower)) && !(title ?? '').includes(name);
-            });
-            const found = [...(title ? [title] : []), ...names];
-            return found.length > 0 ? found : [phrase(candidate)];
+            const found = [...(title ? [title] : []), ...newNames(candidate, title)];
+            return found.length > 0 ? found : parts(candidate);
           };
           text = [...new Set(items.flatMap(named))].join(', ');
-        } else text = joinList(items.map(phrase));
+        } else text = this.rules.listParts ? [...new Set(items.flatMap(parts))].join(', ') : joinList(items.map(phrase));
       }
     } else {
       // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
@@ -661,11 +718,22 @@ export class BuiltinLanguageModel implements LanguageModel {
     const telling = spoken.filter((c) => c.news >= FILLER_WORDS);
     const lexicalGap = asksSpeaker && telling.length > 0 ? Math.max(0, Math.max(...telling.map((c) => c.lexical)) - Math.max(0, ...telling.filter((c) => c.byAsked).map((c) => c.lexical))) : 0;
     const leadByOther = asksSpeaker && speakerLabel(lead.text) !== undefined && !lead.byAsked ? 1 : 0;
+    // Which of the question's own words only others say: a question that gives the person a thing another
+    // person did finds those words in the other's turns and never in the asked person's own.
+    let othersOnly = 0;
+    if (asksSpeaker) {
+      const nameWords = new Set([...questionNames].flatMap((name) => contentWords(name)));
+      const asked = questionWords.filter((word) => !nameWords.has(word));
+      const said = (lines: readonly Candidate[]) => new Set(lines.flatMap((c) => contentWords(c.text.replace(/^[^:]{1,40}:\s/u, ''))));
+      const own = said(named);
+      const others = said(spoken.filter((c) => !c.byAsked));
+      othersOnly = asked.length === 0 ? 0 : asked.filter((word) => others.has(word) && !own.has(word)).length / asked.length;
+    }
     return {
       text,
       cited,
       support,
-      signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap), relationMissing(request), Math.min(1, lexicalGap), leadByOther],
+      signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap), relationMissing(request), Math.min(1, lexicalGap), leadByOther, othersOnly],
     };
   }
 }
