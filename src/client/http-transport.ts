@@ -1,4 +1,5 @@
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Agent, IncomingMessage, request as httpRequest } from 'node:http';
+import { sendOverSocket } from './socket-http.js';
 
 /** A response read whole: what the JSON routes of the client need. */
 export interface TextResponse {
@@ -15,8 +16,8 @@ export interface TextRequest {
 }
 
 /**
- * Free sockets of a keep-alive agent are unref'd by Node, so a TUI or MCP session reuses its connection
- * while a one-shot command still exits as soon as it is done.
+ * Streamed answers and https:// go through these. Free sockets of a keep-alive agent are unref'd by Node, so a
+ * session reuses its connection while a one-shot command still exits as soon as it is done.
  */
 const agents: Partial<Record<'http:' | 'https:', Agent>> = {};
 
@@ -26,8 +27,10 @@ async function agentFor(protocol: string): Promise<{ agent: Agent; request: type
     agents['https:'] ??= new https.Agent({ keepAlive: true });
     return { agent: agents['https:'], request: https.request };
   }
-  agents['http:'] ??= new Agent({ keepAlive: true });
-  return { agent: agents['http:'], request: httpRequest };
+  // Loaded here: the JSON routes of an http:// daemon never need it (socket-http.ts).
+  const http = await import('node:http');
+  agents['http:'] ??= new http.Agent({ keepAlive: true });
+  return { agent: agents['http:'], request: http.request };
 }
 
 /** A response whose headers have arrived: its body is read as it comes (streamed routes) or whole. */
@@ -79,8 +82,13 @@ async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** One request with a text body, answered with the whole text (the client's JSON routes). */
+/**
+ * One request with a text body, answered with the whole text (the client's JSON routes): to an http:// daemon
+ * over a plain socket (socket-http.ts), to https:// over node:https.
+ */
 export async function sendText(url: string, init: TextRequest): Promise<TextResponse> {
+  const target = new URL(url);
+  if (target.protocol === 'http:') return sendOverSocket(target, init);
   const response = await openResponse(url, init);
   return { status: response.status, ok: response.ok, text: await response.text() };
 }

@@ -199,17 +199,26 @@ export class MemoryService {
       (texts) => embedMany(this.deps.embedder, texts, { priority: currentPriority() }),
     );
     const extractions = valid.map(({ input, createdAt }) => (input.turbo ? null : (this.deps.knowledge?.extractAhead?.(input.content, createdAt) ?? null)));
-    let chunks: ChunkInput[][];
-    try {
-      chunks = await embedding;
-    } catch (reason) {
-      for (const { at } of valid) outcomes[at] = { status: 'rejected', reason };
-      return outcomes;
-    }
-    if (options.beforeCommit && !(await options.beforeCommit())) {
-      const reason = new MemError('INTERNAL_ERROR', 'The work this save belongs to moved to another daemon; nothing was written.');
-      for (const { at } of valid) outcomes[at] = { status: 'rejected', reason };
-      return outcomes;
+    // With no lease to confirm first, the memory rows commit while their passages are embedded (the store
+    // adds the passages when they arrive, and takes a row back if they fail): a save waits for the embedding
+    // and one commit, not the embedding then the commits.
+    let passagesOf: (index: number) => readonly ChunkInput[] | Promise<readonly ChunkInput[]>;
+    if (options.beforeCommit === undefined) {
+      passagesOf = (index) => embedding.then((chunks) => chunks[index] ?? []);
+    } else {
+      let chunks: ChunkInput[][];
+      try {
+        chunks = await embedding;
+      } catch (reason) {
+        for (const { at } of valid) outcomes[at] = { status: 'rejected', reason };
+        return outcomes;
+      }
+      if (!(await options.beforeCommit())) {
+        const reason = new MemError('INTERNAL_ERROR', 'The work this save belongs to moved to another daemon; nothing was written.');
+        for (const { at } of valid) outcomes[at] = { status: 'rejected', reason };
+        return outcomes;
+      }
+      passagesOf = (index) => chunks[index] ?? [];
     }
     const store = this.store(accountId);
     const saves = valid.map(({ input, title, createdAt, context, author }, index) => {
@@ -230,7 +239,7 @@ export class MemoryService {
         author,
       };
       // Every insert of the batch starts in this same turn: the table writer appends them in one commit.
-      const stored = store.insert(memory, chunks[index] ?? []);
+      const stored = store.insert(memory, passagesOf(index));
       // Turbo saves skip extraction; inline extractors finish before the save returns. The knowledge is
       // prepared while the memory commits (its entity lookups overlap that commit) and committed after it.
       const extraction = extractions[index];

@@ -68,7 +68,12 @@ export interface StoreSnapshot {
  */
 export interface MemoryStore {
   readonly accountId: string;
-  insert(memory: MemoryRecord, chunks: readonly ChunkInput[]): Promise<void>;
+  /**
+   * Stores a memory and its passages. Given the passages still to come (being embedded), the memory row is
+   * committed meanwhile and the passages once they arrive; if they fail, the row is removed again and the
+   * insert fails with their error.
+   */
+  insert(memory: MemoryRecord, chunks: readonly ChunkInput[] | Promise<readonly ChunkInput[]>): Promise<void>;
   get(id: string): Promise<MemoryRecord | null>;
   getMany(ids: readonly string[]): Promise<MemoryRecord[]>;
   /** Replaces the memory row; with `chunks`, replaces its vectors too (content changed). */

@@ -110,6 +110,15 @@ describe('Ollama embedder failures surface as MODEL_UNAVAILABLE, not 500s', () =
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ success: false, error: 'MODEL_UNAVAILABLE', message: expect.stringContaining('ollama pull nomic-embed-text') });
       expect((await t.request({ method: 'GET', url: '/v1/memories' })).json().pagination.total).toBe(0);
+      // The memory row commits while the passages are embedded: a failed embedding takes it back.
+      fake.script.enqueue('embed', { kind: 'error', status: 404, error: 'model "nomic-embed-text" not found, try pulling it first' });
+      const turbo = await t.request({ method: 'POST', url: '/v1/turbo/save', payload: { content: 'will fail too' } });
+      expect(turbo.statusCode).toBe(503);
+      expect((await t.request({ method: 'GET', url: '/v1/memories' })).json().pagination.total).toBe(0);
+      const saved = await t.request({ method: 'POST', url: '/v1/turbo/save', payload: { content: 'works again' } });
+      expect(saved.statusCode, saved.body).toBe(201);
+      const listed = (await t.request({ method: 'GET', url: '/v1/memories' })).json();
+      expect(listed.data.map((memory: { id: string }) => memory.id)).toEqual([saved.json().documentId]);
     } finally {
       await t.close();
       await fake.close();

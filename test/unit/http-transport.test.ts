@@ -1,10 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemClient, type AskStreamEvent } from '../../src/client/http-client.js';
+import { parseResponse } from '../../src/client/socket-http.js';
 import { MemError } from '../../src/errors.js';
 
-/** The client's JSON routes over node:http (src/client/http-transport.ts) against scripted servers. */
+/**
+ * The client's JSON routes over a plain socket (src/client/socket-http.ts) and its streamed routes over node:http
+ * (src/client/http-transport.ts), against scripted node:http servers.
+ */
 let server: Server | undefined;
 let connections = 0;
 
@@ -32,22 +36,74 @@ async function failure(promise: Promise<unknown>): Promise<MemError> {
   return error as MemError;
 }
 
-describe('MemClient over node:http', () => {
-  it('sends the key, validates the answer, and reuses one connection', async () => {
-    const seen: { method?: string; url?: string; authorization?: string }[] = [];
+describe('MemClient JSON routes over a socket', () => {
+  it('sends the method, path, key and body, validates the answer, and closes each connection', async () => {
+    vi.stubGlobal('fetch', () => {
+      throw new Error('fetch was called');
+    });
+    const seen: { method?: string; url?: string; authorization?: string; connection?: string; type?: string; body: string }[] = [];
     const url = await serve((request, response) => {
-      seen.push({ method: request.method, url: request.url, authorization: request.headers.authorization });
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ success: true, message: 'Deleted' }));
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        const { authorization, connection } = request.headers;
+        seen.push({ method: request.method, url: request.url, authorization, connection, type: request.headers['content-type'], body });
+        response.writeHead(request.method === 'DELETE' ? 200 : 201, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(request.method === 'DELETE' ? { success: true, message: 'Deleted' } : { success: true, documentId: 'mem_01M889571WANASDGGNMMDD6VKV', processingTime: 3 }));
+      });
     });
     const client = new MemClient({ baseUrl: url, apiKey: 'svc_live_test' });
     expect(await client.deleteMemory('mem_1')).toEqual({ success: true, message: 'Deleted' });
-    await client.deleteMemory('mem_2');
-    expect(seen.map((request) => [request.method, request.url?.split('/').pop(), request.authorization])).toEqual([
-      ['DELETE', 'mem_1', 'Bearer svc_live_test'],
-      ['DELETE', 'mem_2', 'Bearer svc_live_test'],
+    expect(await client.turboSave({ content: 'Zoë in Zürich: 東京 ✓' })).toEqual({ success: true, documentId: 'mem_01M889571WANASDGGNMMDD6VKV', processingTime: 3 });
+    expect(seen).toEqual([
+      { method: 'DELETE', url: '/v1/memory/mem_1', authorization: 'Bearer svc_live_test', connection: 'close', type: undefined, body: '' },
+      {
+        method: 'POST',
+        url: '/v1/turbo/save',
+        authorization: 'Bearer svc_live_test',
+        connection: 'close',
+        type: 'application/json',
+        body: JSON.stringify({ content: 'Zoë in Zürich: 東京 ✓' }),
+      },
     ]);
+    expect(connections).toBe(2);
+  });
+
+  it('reads answers framed by chunks, and refuses a key with a line break before sending anything', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      // Two writes before end: node:http frames them as chunks.
+      response.write('{"success":true,');
+      response.end('"message":"Deleted ✓"}');
+    });
+    expect(await new MemClient({ baseUrl: url }).deleteMemory('mem_1')).toEqual({ success: true, message: 'Deleted ✓' });
+    const injected = await failure(new MemClient({ baseUrl: url, apiKey: 'svc_live_test\r\nx-evil: 1' }).deleteMemory('mem_1'));
+    expect(injected.code).toBe('DAEMON_UNREACHABLE');
     expect(connections).toBe(1);
+  });
+
+  it('is done when the answer is whole, even if the other end keeps the connection open', async () => {
+    const raw = createNetServer((socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nContent-Length: 40\r\n\r\n{"success":true,"message":"Deleted ✓"}'));
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new MemClient({ baseUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`, timeoutMs: 5000 });
+      expect(await client.deleteMemory('mem_1')).toEqual({ success: true, message: 'Deleted ✓' });
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
+  });
+
+  it('parses answers whole, and turns a cut-short or foreign one down', () => {
+    const answer = (text: string) => parseResponse(Buffer.from(text, 'utf8'));
+    expect(answer('HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\n{}{}extra')).toEqual({ status: 404, ok: false, text: '{}{}' });
+    expect(answer('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nA\r\n0123456789\r\n0\r\n\r\n')).toEqual({ status: 200, ok: true, text: 'abc0123456789' });
+    expect(answer('HTTP/1.0 204 No Content\r\n\r\n')).toEqual({ status: 204, ok: true, text: '' });
+    expect(() => answer('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort')).toThrow(/before the whole answer/);
+    expect(() => answer('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab')).toThrow(/chunked/);
+    expect(() => answer('HTTP/1.1 200 OK\r\nContent-Length: 2')).toThrow(/before a whole HTTP answer/);
+    expect(() => answer('SSH-2.0-OpenSSH\r\n\r\n')).toThrow(/Not an HTTP answer/);
   });
 
   it('turns the error envelope into a MemError with its code and hint', async () => {

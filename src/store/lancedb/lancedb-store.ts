@@ -411,22 +411,31 @@ class LanceMemoryStore implements MemoryStore {
     }));
   }
 
-  async insert(memory: MemoryRecord, chunks: readonly ChunkInput[]): Promise<void> {
-    // Both tables commit at once: one commit's wait instead of two. A crash in between leaves either a
-    // memory without vectors (found by idsWithoutVectors, repaired by reindex) or vectors without a memory
-    // (search skips them; the first maintenance pass after a start deletes them).
-    const [memoryWrite, chunkWrite] = await Promise.allSettled([
-      this.tables.memories.append([memoryToRow(this.accountId, memory)]),
-      this.tables.chunks.append(this.chunkRows(memory, chunks)),
-    ]);
-    if (memoryWrite.status === 'rejected') {
-      if (chunkWrite.status === 'fulfilled') {
+  async insert(memory: MemoryRecord, chunks: readonly ChunkInput[] | Promise<readonly ChunkInput[]>): Promise<void> {
+    // Both tables commit at once: one commit's wait instead of two; passages still being embedded commit
+    // when they arrive, the memory row meanwhile (a commit is mostly waiting on LanceDB's writes, and the
+    // embedding is another thread's work). A crash in between leaves either a memory without vectors (found
+    // by idsWithoutVectors, repaired by reindex) or vectors without a memory (search skips them; the first
+    // maintenance pass after a start deletes them).
+    const memoryWrite = this.tables.memories.append([memoryToRow(this.accountId, memory)]);
+    const chunkWrite =
+      chunks instanceof Promise
+        ? chunks.then((passages) => this.tables.chunks.append(this.chunkRows(memory, passages)))
+        : this.tables.chunks.append(this.chunkRows(memory, chunks));
+    const [memoryWritten, chunksWritten] = await Promise.allSettled([memoryWrite, chunkWrite]);
+    if (memoryWritten.status === 'rejected') {
+      if (chunksWritten.status === 'fulfilled') {
         const where = and(eq('account_id', this.accountId), eq('memory_id', memory.id));
         await this.tables.chunks.exclusive((table) => table.delete(where)).catch(() => undefined);
       }
-      throw memoryWrite.reason;
+      throw memoryWritten.reason;
     }
-    if (chunkWrite.status === 'rejected') throw chunkWrite.reason;
+    if (chunksWritten.status === 'rejected') {
+      // A save that fails leaves no memory behind (its passages could not be embedded or written).
+      const where = and(eq('account_id', this.accountId), eq('id', memory.id));
+      await this.tables.memories.exclusive((table) => table.delete(where)).catch(() => undefined);
+      throw chunksWritten.reason;
+    }
   }
 
   async get(id: string): Promise<MemoryRecord | null> {
