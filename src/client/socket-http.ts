@@ -5,7 +5,7 @@ import type { TextRequest, TextResponse } from './http-transport.js';
  * One HTTP/1.1 exchange over a plain TCP socket, for the client's JSON routes to an http:// daemon: the
  * request goes with `Connection: close`, the answer is read to the end of the connection and parsed whole.
  * A command run once pays for what it loads and compiles first: node:http's modules and the first calls into
- * its client cost a short-lived process ~4 ms of CPU more than this (bench/README.md, "CLI"), and the daemon
+ * its client cost a short-lived process more CPU than this (bench/README.md, "CLI"), and the daemon
  * is Fastify, which frames every JSON answer with Content-Length (chunked framing is read too). Streamed
  * answers (ask, export) and https:// stay on node:http(s) (http-transport.ts).
  */
