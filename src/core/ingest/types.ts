@@ -77,13 +77,16 @@ export interface WatchedFileSaver {
   saveFiles(
     tenant: string,
     files: readonly { readonly file: WatchedFileRef; readonly id: string }[],
-    options?: {
-      /** Grants up to `wanted` files at once (the background pace); `release` is called when they are saved. */
-      readonly gate?: (wanted: number) => Promise<{ readonly granted: number; readonly release: () => void }>;
-      /** Asked before new files' memories are written: false leaves them unsaved (lease fencing). */
-      readonly beforeCommit?: () => Promise<boolean>;
-      /** false: each new file is created on its own, not with the others of its piece. */
-      readonly together?: boolean;
-    },
+    options?: SaveFilesOptions,
   ): Promise<PromiseSettledResult<string>[]>;
+}
+
+/** What saveFiles takes beside the files. */
+export interface SaveFilesOptions {
+  /** Grants up to `wanted` files at once (the background pace); `release` is called when they are saved. */
+  readonly gate?: (wanted: number) => Promise<{ readonly granted: number; readonly release: () => void }>;
+  /** Asked before new files' memories are written: false leaves them unsaved (lease fencing, see MemoryService.saveMany). */
+  readonly beforeCommit?: () => Promise<boolean>;
+  /** false: each new file is created on its own, not with the others of its piece (a store shared by several daemons). */
+  readonly together?: boolean;
 }

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { MemError } from '../../errors.js';
 import { JobQueue } from '../../jobs/job-queue.js';
 import { fitContent, type DocumentSaveInput, type DocumentSaves, type SaveOutcome } from '../ingest/document-saves.js';
-import type { DocumentSource, ExtractedDocument, WatchedFileRef, WatchedFileSaver } from '../ingest/types.js';
+import type { DocumentSource, ExtractedDocument, SaveFilesOptions, WatchedFileRef, WatchedFileSaver } from '../ingest/types.js';
 import { contentHash, type MemoryService } from '../memory-service.js';
 import type { Storage } from '../ports.js';
 import type { MemoryRecord, WatchRecord } from '../types.js';
@@ -263,16 +263,6 @@ export class WatchedFiles implements WatchedFileSaver {
   private fileMetadata(watch: WatchRecord, file: PreparedFile): Record<string, unknown> {
     return { watchId: watch.id, filename: basename(file.path), fileModifiedAt: file.modifiedAt };
   }
-}
-
-/** What saveFiles takes beside the files. */
-export interface SaveFilesOptions {
-  /** Grants up to `wanted` files at once (the background pace); `release` when they are saved. */
-  readonly gate?: (wanted: number) => Promise<{ readonly granted: number; readonly release: () => void }>;
-  /** Asked before new files' memories are written (see MemoryService.saveMany). */
-  readonly beforeCommit?: () => Promise<boolean>;
-  /** false: each new file is created on its own (a store shared by several daemons; see IngestService). */
-  readonly together?: boolean;
 }
 
 interface PieceContext {
