@@ -40,10 +40,15 @@ export function sendOverSocket(target: URL, init: TextRequest): Promise<TextResp
         reject(error);
       }
     };
+    let received = 0;
+    let framing: Framing | undefined;
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
+      received += chunk.length;
       // Done as soon as the answer is whole, even if the other end keeps the connection open.
-      if (isWhole(Buffer.concat(chunks))) finish();
+      framing ??= framingOf(Buffer.concat(chunks));
+      const whole = framing === 'chunked' ? endsWithLastChunk(chunks) : typeof framing === 'object' && received >= framing.total;
+      if (whole) finish();
     });
     socket.once('error', (error) => {
       settle();
@@ -65,14 +70,22 @@ function requestHead(target: URL, init: TextRequest): Buffer {
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
-/** Whether the bytes hold a whole answer: its headers and all the body they announce. */
-function isWhole(bytes: Buffer): boolean {
+/** How the answer says where it ends: its total size in bytes, its last chunk, or the end of the connection. */
+type Framing = { readonly total: number } | 'chunked' | 'unframed';
+
+/** Whether a chunked answer's bytes end with its last, empty chunk (those 5 bytes may span several reads). */
+function endsWithLastChunk(chunks: readonly Buffer[]): boolean {
+  return Buffer.concat(chunks.slice(-5)).subarray(-5).toString('latin1') === '0\r\n\r\n';
+}
+
+/** The framing of the answer these bytes start, once its headers are all in (undefined before). */
+function framingOf(bytes: Buffer): Framing | undefined {
   const end = bytes.indexOf(HEADER_END);
-  if (end < 0) return false;
+  if (end < 0) return undefined;
   const head = bytes.subarray(0, end).toString('latin1');
-  if (/\r\ntransfer-encoding:[^\r]*\bchunked\b/i.test(head)) return bytes.subarray(-5).toString('latin1') === '0\r\n\r\n';
+  if (/\r\ntransfer-encoding:[^\r]*\bchunked\b/i.test(head)) return 'chunked';
   const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1];
-  return length !== undefined && bytes.length - end - HEADER_END.length >= Number(length);
+  return length === undefined ? 'unframed' : { total: end + HEADER_END.length + Number(length) };
 }
 
 /** A whole HTTP/1.1 answer (status line, headers, body framed by Content-Length, chunks or the end). */
