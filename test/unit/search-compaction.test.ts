@@ -45,7 +45,11 @@ function memory(i: number): MemoryRecord {
   };
 }
 
-async function open(options: { compactSearchTablesEvery: number; onSearchTablesCompacted?: (report: SearchCompactionReport) => void }) {
+async function open(options: {
+  compactSearchTablesEvery: number;
+  maintainEveryWrites?: number;
+  onSearchTablesCompacted?: (report: SearchCompactionReport) => void;
+}) {
   const dir = mkdtempSync(join(tmpdir(), 'mem-search-compaction-'));
   dirs.push(dir);
   const store = await openLanceStore({
@@ -182,5 +186,56 @@ describe('compaction of the search tables', () => {
     expect(await fragments(dir, CHUNKS)).toBe(1);
     // The pass covered the commits counted before it.
     expect(await store.compactSearchTables()).toMatchObject({ tables: [] });
+  });
+
+  it('leaves the search tables out of the background full pass, and their commits do not start one', async () => {
+    const { dir, store } = await open({ compactSearchTablesEvery: 1000, maintainEveryWrites: 2 });
+    const events: string[] = [];
+    const passes: Promise<unknown>[] = [];
+    let passed!: () => void;
+    const first = new Promise<void>((resolve) => (passed = resolve));
+    const maintain = store.maintain.bind(store);
+    store.maintain = (options?: { searchTables?: boolean }) => {
+      events.push(`pass searchTables=${String(options?.searchTables ?? true)}`);
+      const pass = maintain(options);
+      passes.push(pass);
+      void pass.finally(passed);
+      return pass;
+    };
+    const records = store.memories('usr_p');
+    for (let i = 0; i < 6; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
+    events.push('saved');
+    // Twelve commits to the search tables, then two to another table: only those start the pass.
+    const usage = { accountId: 'usr_p', keyId: 'key_p', keyType: 'live' as const, method: 'POST', endpoint: '/v1/search', status: 200, latencyMs: 3 };
+    await store.usage.append([{ ...usage, at: 1 }]);
+    await store.usage.append([{ ...usage, at: 2 }]);
+    await first;
+    await Promise.all(passes);
+    expect(events).toEqual(['saved', 'pass searchTables=false']);
+    // The pass compacted the table it was started for and left the passages' six fragments to their own compaction.
+    expect(await fragments(dir, 'usage_events')).toBe(1);
+    expect(await fragments(dir, CHUNKS)).toBe(6);
+    expect(await fragments(dir, 'memories')).toBe(6);
+    // An explicit pass (the daemon's timer, a backup's caller) still covers every table.
+    await maintain();
+    expect(await fragments(dir, CHUNKS)).toBe(1);
+    expect(await fragments(dir, 'memories')).toBe(1);
+  });
+
+  it('counts the search tables towards the full pass when they have no compaction of their own', async () => {
+    const { dir, store } = await open({ compactSearchTablesEvery: 0, maintainEveryWrites: 4 });
+    let passed!: (report: unknown) => void;
+    const pass = new Promise((resolve) => (passed = resolve));
+    const maintain = store.maintain.bind(store);
+    store.maintain = (options?: { searchTables?: boolean }) => {
+      const running = maintain(options);
+      void running.then(passed);
+      return running;
+    };
+    const records = store.memories('usr_q');
+    for (let i = 0; i < 2; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
+    await pass;
+    await store.maintain();
+    expect(await fragments(dir, CHUNKS)).toBe(1);
   });
 });

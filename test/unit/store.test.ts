@@ -179,7 +179,13 @@ describe('LanceDB memory store', () => {
 
   it('background maintenance rests ten times as long as its last pass took before the next one', async () => {
     const pacedDir = mkdtempSync(join(tmpdir(), 'mem-store-paced-'));
-    const paced = await openLanceStore({ uri: pacedDir, vectorSpace: { modelId: 'test/model', dimension: DIM }, maintainEveryWrites: 1 });
+    // Saves count towards the full pass only when the search tables have no compaction of their own.
+    const paced = await openLanceStore({
+      uri: pacedDir,
+      vectorSpace: { modelId: 'test/model', dimension: DIM },
+      maintainEveryWrites: 1,
+      compactSearchTablesEvery: 0,
+    });
     const passes: { startedAt: number; report: { durationMs: number } }[] = [];
     const maintain = paced.maintain.bind(paced);
     paced.maintain = async () => {
@@ -190,9 +196,9 @@ describe('LanceDB memory store', () => {
     };
     try {
       const store = paced.memories('usr_paced');
-      // The first write starts a pass at once (none ran yet); writes during a pass or its rest start none, so
-      // writes go on (one every 50 ms) until a write after the rest has started the second pass. On a loaded
-      // machine a first pass of 2 s means 20 s of rest: the loop is bounded by time, not by a count.
+      // The first write starts a pass at once (none ran yet); writes during a pass or its rest count, and the
+      // second pass starts when the rest ends. On a loaded machine a first pass of 2 s means 20 s of rest: the
+      // loop is bounded by time, not by a count.
       let written = 0;
       const deadline = Date.now() + 80_000;
       while (passes.length < 2 && Date.now() < deadline) {

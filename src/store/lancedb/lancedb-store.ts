@@ -122,8 +122,10 @@ export interface OpenLanceStoreOptions {
   readonly uri: string;
   readonly vectorSpace: { readonly modelId: string; readonly dimension: number };
   /**
-   * Run maintenance in the background after this many writes (0: never), paced by the cost of the last
-   * pass (MAINTENANCE_REST_FACTOR). Every write is a new table fragment; reads slow down as they pile up
+   * Run the full maintenance pass in the background after this many commits (0: never), paced by the cost
+   * of the last background pass (MAINTENANCE_REST_FACTOR). While the search tables compact on their own
+   * (compactSearchTablesEvery > 0) their commits do not count and the background pass leaves them out; an
+   * explicit maintain() covers every table. Every write is a new table fragment; reads slow down as they pile up
    * (1,000 single-row saves: vector search 6.9 -> 2.3 ms, full-text 11.6 -> 1.3 ms, fetch by id 17 -> 1.5 ms
    * after one 73 ms compaction).
    */
@@ -174,6 +176,11 @@ export interface LanceStore extends Storage {
    * when the full pass, a backup or another daemon holds maintenance. The background trigger calls it.
    */
   compactSearchTables(): Promise<SearchCompactionReport | null>;
+  /**
+   * The full pass: every table's compaction and version cleanup, then the index builds. `searchTables:
+   * false` leaves the memories and passages tables' compaction to compactSearchTables (the background pass).
+   */
+  maintain(options?: { readonly searchTables?: boolean }): Promise<MaintenanceReport>;
 }
 
 const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
@@ -217,10 +224,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   );
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
-  const onSearchTableCommit = (name: 'memories' | 'chunks') => () => {
-    storage?.noteWrite();
-    storage?.noteSearchTableCommit(name);
-  };
+  const onSearchTableCommit = (name: 'memories' | 'chunks') => () => storage?.noteSearchTableCommit(name);
   const open = async (name: string, schema: Schema, committed = onCommit) =>
     new TableWriter(await createOrOpen(db, name, schema), committed);
   const meta = await open('meta', metaSchema);
@@ -796,15 +800,16 @@ class LanceStorage implements LanceStore {
   readonly jobItems: JobItemStore;
   readonly watches: WatchStore;
   private maintaining: Promise<MaintenanceReport> | null = null;
+  /** Whether the pass in progress compacts the search tables too. */
+  private maintainingSearchTables = false;
   /** Set while a backup copies the directory: maintenance (which writes outside the writers) waits for it. */
   private backingUp: Promise<unknown> | null = null;
   private backups: Promise<unknown> = Promise.resolve();
   /** Multi-table operations; a backup copies between them. */
   private readonly gate = new OperationGate();
+  /** Commits to the tables the full pass covers since it last ran (see maintenanceCommit). */
   private writesSinceMaintenance = 0;
-  /** When the last background pass ended and how long it took (the pace of the next one). */
-  private lastPass = { endedAt: 0, durationMs: 0 };
-  private paced: ReturnType<typeof setTimeout> | null = null;
+  private readonly maintenance: PacedTrigger;
   private closed = false;
   /** Commits to each search table since it was last compacted. */
   private readonly searchTableCommits = { memories: 0, chunks: 0 };
@@ -821,6 +826,18 @@ class LanceStorage implements LanceStore {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
     this.leaseStore = new LanceLeaseStore(tables.leases);
+    this.maintenance = new PacedTrigger({
+      every: options.maintainEveryWrites ?? DEFAULT_MAINTAIN_EVERY_WRITES,
+      pending: () => this.writesSinceMaintenance,
+      restFactor: MAINTENANCE_REST_FACTOR,
+      maxRestMs: MAX_MAINTENANCE_REST_MS,
+      run: async () => {
+        // The search tables have a compaction of their own (unless it is off): the pass leaves them to it.
+        await this.maintain({ searchTables: !this.searchTablesCompactOnTheirOwn() });
+        return true;
+      },
+      onError: (error) => this.options.onMaintenanceError?.(error),
+    });
     this.searchCompaction = new PacedTrigger({
       every: options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY,
       // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.
@@ -983,43 +1000,52 @@ class LanceStorage implements LanceStore {
     return load;
   }
 
-  /**
-   * Counts writes; past the threshold, compacts in the background once the last pass has rested enough
-   * (never twice at once).
-   */
-  noteWrite(): void {
-    if (this.closed || this.maintaining || this.paced) return;
-    const every = this.options.maintainEveryWrites ?? DEFAULT_MAINTAIN_EVERY_WRITES;
-    if (every <= 0 || ++this.writesSinceMaintenance < every) return;
-    const rest = Math.min(MAX_MAINTENANCE_REST_MS, this.lastPass.durationMs * MAINTENANCE_REST_FACTOR);
-    const start = () => {
-      this.paced = null;
-      // A pass run meanwhile (maintain() called directly) has done the work.
-      if (this.closed || this.writesSinceMaintenance < every) return;
-      this.maintain().catch((error: unknown) => this.options.onMaintenanceError?.(error));
-    };
-    // Due now, or once the last pass has rested enough (writes meanwhile change nothing).
-    this.paced = setTimeout(start, Math.max(0, this.lastPass.endedAt + rest - Date.now()));
-    this.paced.unref();
+  private searchTablesCompactOnTheirOwn(): boolean {
+    return (this.options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY) > 0;
   }
 
-  /** Counts a commit to a search table; past the threshold, compacts those tables in the background. */
+  /**
+   * Counts a commit to a table other than the search tables; past the threshold, runs the full pass in the
+   * background once the last one has rested enough (never twice at once).
+   */
+  noteWrite(): void {
+    if (this.closed) return;
+    this.writesSinceMaintenance += 1;
+    this.maintenance.note();
+  }
+
+  /**
+   * Counts a commit to a search table; past the threshold, compacts those tables in the background. It
+   * counts towards the full pass only when the search tables have no compaction of their own: otherwise
+   * a save's two commits would start a pass over every table for fragments that compaction clears anyway.
+   */
   noteSearchTableCommit(name: 'memories' | 'chunks'): void {
     if (this.closed) return;
     this.searchTableCommits[name] += 1;
     this.searchCompaction.note();
+    if (!this.searchTablesCompactOnTheirOwn()) this.noteWrite();
   }
 
   useLeases(leases: Leases): void {
     this.leases = leases;
   }
 
-  maintain(): Promise<MaintenanceReport> {
-    // One maintenance pass at a time; a second caller shares the running one.
-    this.maintaining ??= this.leasedMaintenance().finally(() => {
+  maintain(options: { readonly searchTables?: boolean } = {}): Promise<MaintenanceReport> {
+    const searchTables = options.searchTables ?? true;
+    // One maintenance pass at a time; a second caller shares the running one when it covers what the caller
+    // asks for, and otherwise runs after it.
+    if (this.maintaining) {
+      if (this.maintainingSearchTables || !searchTables) return this.maintaining;
+      return this.maintaining.catch(() => undefined).then(() => this.maintain(options));
+    }
+    this.maintainingSearchTables = searchTables;
+    const pass = this.leasedMaintenance(searchTables).finally(() => {
       this.maintaining = null;
+      // A compaction of the search tables declines while a pass runs: commits it left pending start it now.
+      if (!searchTables) this.searchCompaction.note();
     });
-    return this.maintaining;
+    this.maintaining = pass;
+    return pass;
   }
 
   compactSearchTables(): Promise<SearchCompactionReport | null> {
@@ -1075,21 +1101,22 @@ class LanceStorage implements LanceStore {
   }
 
   /** With several daemons on one store, one of them maintains it at a time; the others skip their pass. */
-  private async leasedMaintenance(): Promise<MaintenanceReport> {
-    if (!this.leases) return this.runMaintenance();
+  private async leasedMaintenance(searchTables: boolean): Promise<MaintenanceReport> {
+    if (!this.leases) return this.runMaintenance(searchTables);
     const claim = await this.leases.claim('maintenance');
     if (!claim) {
       this.writesSinceMaintenance = 0;
       return { tables: 0, compactedFragments: 0, prunedVersions: 0, vectorIndex: 'skipped (another daemon maintains)', scalarIndexes: 0, orphanPassages: 0, durationMs: 0 };
     }
     try {
-      return await this.runMaintenance();
+      return await this.runMaintenance(searchTables);
     } finally {
       claim.stop();
     }
   }
 
-  private async runMaintenance(): Promise<MaintenanceReport> {
+  /** @param searchTables whether the pass compacts the memories and passages tables too (index builds always run). */
+  private async runMaintenance(searchTables: boolean): Promise<MaintenanceReport> {
     await this.backingUp?.catch(() => undefined);
     // A compaction of the search tables in progress finishes first (both optimize the same tables); none
     // starts while this pass runs. Awaited after the backup, never before: a backup waits for this pass.
@@ -1104,10 +1131,13 @@ class LanceStorage implements LanceStore {
       orphanPassages = await this.gate.exclusive(() => this.deleteOrphanPassages());
       this.orphansSwept = true;
     }
-    const writers: TableWriter[] = Object.values(this.tables);
-    // This pass compacts the search tables too.
-    this.searchTableCommits.memories = 0;
-    this.searchTableCommits.chunks = 0;
+    const writers = (Object.entries(this.tables) as [keyof Tables, TableWriter][])
+      .filter(([name]) => searchTables || (name !== 'memories' && name !== 'chunks'))
+      .map(([, writer]) => writer);
+    if (searchTables) {
+      this.searchTableCommits.memories = 0;
+      this.searchTableCommits.chunks = 0;
+    }
     for (const writer of writers) {
       const stats = await optimizeTable(writer);
       compactedFragments += stats.compaction.fragmentsRemoved;
@@ -1115,7 +1145,6 @@ class LanceStorage implements LanceStore {
     }
     const vectorIndex = await this.ensureVectorIndex();
     const scalarIndexes = await this.ensureScalarIndexes();
-    this.lastPass = { endedAt: Date.now(), durationMs: Date.now() - started };
     return {
       tables: writers.length,
       compactedFragments,
@@ -1203,7 +1232,7 @@ class LanceStorage implements LanceStore {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.paced) clearTimeout(this.paced);
+    await this.maintenance.close();
     await this.searchCompaction.close();
     await this.compactingSearch?.catch(() => undefined);
     await this.maintaining?.catch(() => undefined);
