@@ -12,7 +12,8 @@
  *    data, so both builds meet the same machine load; per run req/s, p50, p99, errors, 429s, and the daemon's
  *    own `load` figures at the end of the run (GET /v1/status: where the time goes), its CPU per request by
  *    thread kind during the run and the cores it got. After the runs, the searches alone again on the tables
- *    the runs' writes left (contention vs the store's state).
+ *    the runs' writes left (contention vs the store's state), once the background work the runs left
+ *    (extraction, knowledge commits, compactions) is done, as before each type alone (settle()).
  * 3. Bulk ingest alone: `--ingest` standard items, then as many turbo items, as async jobs with nobody else
  *    using the daemon (A B A B with `--alternate`); then search during a bulk ingest: as many standard items
  *    (the issue's figure is 10,000) while one client searches one request at a time, search p50/p95 then and
@@ -59,10 +60,14 @@ function cpuSeconds(pid: number): number {
 /**
  * CPU ms the process's threads have used, by kind (Linux, /proc/<pid>/task): `main` (the event loop),
  * `workers` (the other threads Node names "node": the embedding and extraction worker threads, and libuv's
- * pool), `lancedb` (its tokio runtime and "lance-cpu" threads) and `other` (V8's helpers, GC...).
+ * pool), `lancedb` (its tokio runtime and "lance-cpu" threads) and `other`: the rest of the process's CPU,
+ * V8's helpers and the threads that have exited (a thread's own counters go with it, the process's stay:
+ * LanceDB's tokio blocking pool grows to ~100 threads under many clients and shrinks after 10 s idle, so
+ * live threads alone would drop their CPU from a run's figures).
  */
 function threadCpu(pid: number): Record<string, number> {
   const out: Record<string, number> = { main: 0, workers: 0, lancedb: 0, other: 0 };
+  const processMs = cpuSeconds(pid) * 1000;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let stat: string;
     try {
@@ -73,10 +78,28 @@ function threadCpu(pid: number): Record<string, number> {
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-    const kind = tid === String(pid) ? 'main' : name === 'node' ? 'workers' : /^(tokio|lance)/.test(name) ? 'lancedb' : 'other';
-    out[kind] = (out[kind] ?? 0) + ms;
+    const kind = tid === String(pid) ? 'main' : name === 'node' ? 'workers' : /^(tokio|lance)/.test(name) ? 'lancedb' : null;
+    if (kind) out[kind] = (out[kind] ?? 0) + ms;
   }
+  out.other = Math.max(0, processMs - (out.main ?? 0) - (out.workers ?? 0) - (out.lancedb ?? 0));
   return out;
+}
+
+/**
+ * Waits until the daemon's background work is done (its CPU under 2% of a core over two 1 s windows in a
+ * row, at most 120 s): a concurrent run leaves extraction, knowledge commits and compactions behind it for
+ * several seconds, and CPU read meanwhile would be charged to the requests measured next. Returns the ms it
+ * waited.
+ */
+async function settle(daemon: BenchDaemon): Promise<number> {
+  const started = performance.now();
+  let quiet = 0;
+  while (quiet < 2 && performance.now() - started < 120_000) {
+    const before = cpuSeconds(daemon.pid());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    quiet = (cpuSeconds(daemon.pid()) - before) * 1000 <= 20 ? quiet + 1 : 0;
+  }
+  return Math.round(performance.now() - started);
 }
 
 interface MixEntry {
@@ -101,13 +124,18 @@ function mix(daemon: BenchDaemon, queries: NoteGenerator, writes: NoteGenerator,
  * CPU ms per request of each type run alone, one at a time (after a short warm-up), and how it splits
  * between the daemon's threads (threadCpu: ms per request by kind).
  */
-async function costAlone(daemon: BenchDaemon, entries: readonly MixEntry[], count: number): Promise<{ total: Record<string, number>; threads: Record<string, Record<string, number>> }> {
+async function costAlone(
+  daemon: BenchDaemon,
+  entries: readonly MixEntry[],
+  count: number,
+): Promise<{ total: Record<string, number>; threads: Record<string, Record<string, number>>; settledMs: Record<string, number> }> {
   const total: Record<string, number> = {};
   const threads: Record<string, Record<string, number>> = {};
+  const settledMs: Record<string, number> = {};
   for (const entry of entries) {
     for (let i = 0; i < 5; i++) await entry.run(1000 + i);
-    // Let the previous type's background work (extraction after saves) settle first.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Let the background work before (extraction after saves, compactions) finish first.
+    settledMs[entry.name] = await settle(daemon);
     const before = cpuSeconds(daemon.pid());
     const threadsBefore = threadCpu(daemon.pid());
     for (let i = 0; i < count; i++) await entry.run(i);
@@ -115,7 +143,7 @@ async function costAlone(daemon: BenchDaemon, entries: readonly MixEntry[], coun
     const threadsAfter = threadCpu(daemon.pid());
     threads[entry.name] = Object.fromEntries(Object.entries(threadsAfter).map(([kind, ms]) => [kind, round((ms - (threadsBefore[kind] ?? 0)) / count, 1)]));
   }
-  return { total, threads };
+  return { total, threads, settledMs };
 }
 
 interface LoadRun extends ConcurrencyFigures {
@@ -307,7 +335,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   let cost: Record<string, number> = {};
   let costThreads: Record<string, Record<string, number>> = {};
   let serial: LoadRun | null = null;
-  let costAfterRuns: { build: string; total: Record<string, number>; threads: Record<string, Record<string, number>> } | null = null;
+  let costAfterRuns: { build: string; total: Record<string, number>; threads: Record<string, Record<string, number>>; settledMs: Record<string, number> } | null = null;
   const ingest: IngestFigures[] = [];
   const ingestRuns: IngestRun[] = [];
   const capNotes = createNoteGenerator(SEED + ingestItems + 1);
@@ -346,7 +374,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       const searches = entries.filter((entry) => entry.name.startsWith('search'));
       process.stderr.write('  searches alone after the concurrent runs (CPU per request)\n');
       const after = await costAlone(daemon, searches, 40);
-      costAfterRuns = { build: builds[builds.length - 1] ?? 'current', total: after.total, threads: after.threads };
+      costAfterRuns = { build: builds[builds.length - 1] ?? 'current', total: after.total, threads: after.threads, settledMs: after.settledMs };
     }
     if (scanFiles > 0) {
       const texts = scanTexts(scanFiles);
@@ -428,7 +456,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       }),
       ...Object.entries(costAfterRuns?.total ?? {}).map(([name, ms]) => {
         const split = costAfterRuns?.threads[name] ?? {};
-        return [`${name}, after the runs (${costAfterRuns?.build})`, '-', ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
+        const waited = round((costAfterRuns?.settledMs[name] ?? 0) / 1000, 1);
+        return [`${name}, after the runs (${costAfterRuns?.build}; background work done after ${waited} s)`, '-', ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
       }),
       ...(serial ? [[`the mix, one client (limit ${serialLimit} req/s)`, 1, serial.cpuMsPerRequest.total ?? '-', serial.cpuMsPerRequest.main ?? '-', serial.cpuMsPerRequest.workers ?? '-', serial.cpuMsPerRequest.lancedb ?? '-', serial.cpuMsPerRequest.other ?? '-']] : []),
     ],
