@@ -4,15 +4,26 @@ import { PacedTrigger } from '../../src/store/lancedb/paced-trigger.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A trigger over a counter the work clears, as the store's search compaction is. */
-function harness(options: { every: number; workMs: number; outcome?: () => 'ran' | 'declined' | 'failed' }) {
+function harness(options: {
+  every: number;
+  workMs: number;
+  outcome?: () => 'ran' | 'declined' | 'failed';
+  restFactor?: number;
+  urgentAt?: number;
+  quietMs?: number;
+  quietAt?: number;
+}) {
   let pending = 0;
   const runs: { startedAt: number; endedAt: number; covered: number }[] = [];
   const errors: unknown[] = [];
   const trigger = new PacedTrigger({
     every: options.every,
     pending: () => pending,
-    restFactor: 4,
+    restFactor: options.restFactor ?? 4,
     maxRestMs: 10_000,
+    ...(options.urgentAt !== undefined ? { urgentAt: options.urgentAt } : {}),
+    ...(options.quietMs !== undefined ? { quietMs: options.quietMs } : {}),
+    ...(options.quietAt !== undefined ? { quietAt: options.quietAt } : {}),
     run: async () => {
       const startedAt = Date.now();
       const outcome = options.outcome?.() ?? 'ran';
@@ -88,5 +99,48 @@ describe('PacedTrigger', () => {
     expect(runs[0]?.covered).toBe(2);
     expect(pending()).toBe(0);
     await trigger.close();
+  });
+
+  it('cuts the rest short once urgentAt events are pending', async () => {
+    // A rest of 100x the run (at least 3 s after a 30 ms run, capped at 10 s): the second run may not wait for it.
+    const { trigger, runs, event } = harness({ every: 2, workMs: 30, restFactor: 100, urgentAt: 5 });
+    event();
+    event();
+    const deadline = Date.now() + 2_000;
+    while (runs.length < 1 && Date.now() < deadline) await sleep(5);
+    expect(runs).toHaveLength(1);
+    // Fewer than urgentAt wait for the rest...
+    for (let i = 0; i < 4; i++) event();
+    await sleep(100);
+    expect(runs).toHaveLength(1);
+    // ...the fifth starts the run at once.
+    event();
+    while (runs.length < 2 && Date.now() < deadline) await sleep(5);
+    expect(runs).toHaveLength(2);
+    expect(runs[1]?.covered).toBe(5);
+    const first = runs[0] as (typeof runs)[0];
+    expect((runs[1]?.startedAt ?? 0) - first.endedAt).toBeLessThan(100 * (first.endedAt - first.startedAt));
+    await trigger.close();
+  });
+
+  it('runs fewer than every pending events once they have gone quiet, from quietAt on', async () => {
+    const { trigger, runs, event, pending } = harness({ every: 20, workMs: 5, quietMs: 40, quietAt: 2 });
+    event();
+    // One event is below quietAt: it stays pending however quiet it gets.
+    await sleep(150);
+    expect(runs).toHaveLength(0);
+    event();
+    const deadline = Date.now() + 2_000;
+    while (runs.length < 1 && Date.now() < deadline) await sleep(5);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.covered).toBe(2);
+    expect(pending()).toBe(0);
+    // Without quietMs, fewer than every wait for more events.
+    const plain = harness({ every: 20, workMs: 5 });
+    for (let i = 0; i < 5; i++) plain.event();
+    await sleep(150);
+    expect(plain.runs).toHaveLength(0);
+    await trigger.close();
+    await plain.trigger.close();
   });
 });

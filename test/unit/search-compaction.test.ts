@@ -238,4 +238,29 @@ describe('compaction of the search tables', () => {
     await store.maintain();
     expect(await fragments(dir, CHUNKS)).toBe(1);
   });
+
+  it('compacts the last commits of a burst once writes stop, from a quarter of the threshold', async () => {
+    let compacted!: (report: SearchCompactionReport) => void;
+    const done = new Promise<SearchCompactionReport>((resolve) => (compacted = resolve));
+    const { dir, store } = await open({ compactSearchTablesEvery: 20, onSearchTablesCompacted: (report) => compacted(report) });
+    const records = store.memories('usr_q');
+    // Five commits to each table: a quarter of 20, never 20; the compaction comes when no commit has come for a while.
+    for (let i = 0; i < 5; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
+    expect(await fragments(dir, CHUNKS)).toBe(5);
+    const report = await done;
+    expect(report.tables).toEqual(['memories', CHUNKS]);
+    expect(await fragments(dir, CHUNKS)).toBe(1);
+    expect(await fragments(dir, 'memories')).toBe(1);
+  });
+
+  it('leaves fewer than a quarter of the threshold for the next burst', async () => {
+    const reports: SearchCompactionReport[] = [];
+    const { dir, store } = await open({ compactSearchTablesEvery: 20, onSearchTablesCompacted: (report) => reports.push(report) });
+    const records = store.memories('usr_r');
+    for (let i = 0; i < 4; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
+    // Past the quiet period (2 s) with room to spare: still four fragments each.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(reports).toEqual([]);
+    expect(await fragments(dir, CHUNKS)).toBe(4);
+  });
 });

@@ -138,6 +138,8 @@ export interface OpenLanceStoreOptions {
   readonly compactSearchTablesEvery?: number;
   /** Told after each compaction of the search tables (the daemon logs it at debug level). */
   readonly onSearchTablesCompacted?: (report: SearchCompactionReport) => void;
+  /** Told after each background full pass (the daemon logs it at debug level). */
+  readonly onMaintained?: (report: MaintenanceReport) => void;
   /** Told when background maintenance fails (it is retried on the next trigger). */
   readonly onMaintenanceError?: (error: unknown) => void;
   /**
@@ -191,9 +193,8 @@ const DEFAULT_MAINTAIN_EVERY_WRITES = 50;
 const METADATA_LOOKUP_BATCH = 100;
 /**
  * Background passes rest this many times as long as the last one took, so maintenance takes at most about
- * a tenth of the machine. A pass costs what the tables hold (it rewrites the scalar indexes of the rows it
- * compacts): ~1 s at 100k memories, when 50 writes come from ~8 standard saves; unpaced, passes ran during
- * every few saves and cost each ~20 ms on 2 cores.
+ * a tenth of the machine: a pass costs what the tables hold (it rewrites the scalar indexes of the rows it
+ * compacts), and unpaced, passes ran every few saves (bench/README.md has the figures).
  */
 const MAINTENANCE_REST_FACTOR = 10;
 /** ... but never longer than this, so fragments cannot pile up for long under steady writes. */
@@ -210,6 +211,18 @@ const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 20;
 const SEARCH_COMPACTION_REST_FACTOR = 4;
 /** ... and never longer than this. */
 const MAX_SEARCH_COMPACTION_REST_MS = 20_000;
+/**
+ * ... unless this many times SEARCH_COMPACTION_EVERY commits are pending: under many clients a compaction's
+ * wall time (and the rest, which is a multiple of it) is mostly waiting for the cores, while every search
+ * meanwhile reads each pending commit's fragment.
+ */
+const SEARCH_COMPACTION_URGENT_FACTOR = 3;
+/**
+ * When no commit has come for this long, a quarter of the threshold is enough: the last commits of a burst
+ * are compacted once writes stop, not left for every search to read until the next burst. Fewer than that
+ * are left (a compaction of a large table costs more than a few fragments cost the reads).
+ */
+const SEARCH_COMPACTION_QUIET_MS = 2_000;
 
 export async function openLanceStore(options: OpenLanceStoreOptions): Promise<LanceStore> {
   const cache = options.cacheMb ?? DEFAULT_CACHE_MB;
@@ -833,13 +846,18 @@ class LanceStorage implements LanceStore {
       maxRestMs: MAX_MAINTENANCE_REST_MS,
       run: async () => {
         // The search tables have a compaction of their own (unless it is off): the pass leaves them to it.
-        await this.maintain({ searchTables: !this.searchTablesCompactOnTheirOwn() });
+        const report = await this.maintain({ searchTables: !this.searchTablesCompactOnTheirOwn() });
+        this.options.onMaintained?.(report);
         return true;
       },
       onError: (error) => this.options.onMaintenanceError?.(error),
     });
+    const compactEvery = options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY;
     this.searchCompaction = new PacedTrigger({
-      every: options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY,
+      every: compactEvery,
+      urgentAt: SEARCH_COMPACTION_URGENT_FACTOR * compactEvery,
+      quietMs: SEARCH_COMPACTION_QUIET_MS,
+      quietAt: Math.max(1, Math.floor(compactEvery / 4)),
       // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.
       pending: () => Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
       restFactor: SEARCH_COMPACTION_REST_FACTOR,

@@ -5,6 +5,14 @@
  *
  * The owner counts the pending events (the work clears what it covers): events that come while the work runs
  * or rests still count, and when the rest ends with enough of them the next run starts at once.
+ *
+ * Two bounds on what the pace leaves pending (each optional):
+ * - `urgentAt`: that many pending events cut the rest short. A run's length is wall time, which contention
+ *   stretches (many clients on two cores), and the rest with it, while the events it leaves pending cost
+ *   every read meanwhile.
+ * - `quietMs`: when no event has come for that long, what is pending runs once the rest is over, if it is at
+ *   least `quietAt` (fewer than `every`): when writes stop, the last ones are not left for reads to pay
+ *   until the next burst.
  */
 export interface PacedTriggerOptions {
   /** Pending events before a run (0: never run). */
@@ -12,6 +20,12 @@ export interface PacedTriggerOptions {
   readonly pending: () => number;
   readonly restFactor: number;
   readonly maxRestMs: number;
+  /** Pending events that start a run without waiting for the rest to end (default: none do). */
+  readonly urgentAt?: number;
+  /** After this long without an event, `quietAt` pending events are enough for a run (default: never). */
+  readonly quietMs?: number;
+  /** See quietMs (default 1). */
+  readonly quietAt?: number;
   /** The work; it may decline (resolve false) while something else does it: the next event tries again. */
   readonly run: () => Promise<boolean>;
   readonly onError: (error: unknown) => void;
@@ -20,6 +34,7 @@ export interface PacedTriggerOptions {
 export class PacedTrigger {
   private running: Promise<void> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private quietTimer: ReturnType<typeof setTimeout> | null = null;
   private last = { endedAt: 0, durationMs: 0 };
   private closed = false;
 
@@ -27,7 +42,15 @@ export class PacedTrigger {
 
   /** An event was counted: starts the work (now or after the rest) once enough are pending. */
   note(): void {
-    if (!this.closed) this.schedule();
+    if (this.closed) return;
+    this.armQuiet();
+    if (this.urgent() && !this.running) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.start(false);
+      return;
+    }
+    this.schedule(false);
   }
 
   /** The run in progress, if any. */
@@ -38,26 +61,49 @@ export class PacedTrigger {
   close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.quietTimer) clearTimeout(this.quietTimer);
     this.timer = null;
+    this.quietTimer = null;
     return this.idle();
   }
 
-  private due(): boolean {
-    return !this.closed && this.options.every > 0 && this.options.pending() >= this.options.every;
+  private enabled(): boolean {
+    return !this.closed && this.options.every > 0;
   }
 
-  private schedule(): void {
-    if (this.running || this.timer || !this.due()) return;
+  /** Enough pending for a run: `every` of them, or `quietAt` once the events have gone quiet. */
+  private due(quiet: boolean): boolean {
+    const pending = this.options.pending();
+    const quietAt = Math.max(1, this.options.quietAt ?? 1);
+    return this.enabled() && (pending >= this.options.every || (quiet && this.options.quietMs !== undefined && pending >= quietAt));
+  }
+
+  private urgent(): boolean {
+    return this.enabled() && this.options.urgentAt !== undefined && this.options.pending() >= this.options.urgentAt;
+  }
+
+  private armQuiet(): void {
+    if (this.options.quietMs === undefined || !this.enabled()) return;
+    if (this.quietTimer) clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = null;
+      this.schedule(true);
+    }, this.options.quietMs);
+    this.quietTimer.unref();
+  }
+
+  private schedule(quiet: boolean): void {
+    if (this.running || this.timer || !this.due(quiet)) return;
     const rest = Math.min(this.options.maxRestMs, this.last.durationMs * this.options.restFactor);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.start();
+      this.start(quiet);
     }, Math.max(0, this.last.endedAt + rest - Date.now()));
     this.timer.unref();
   }
 
-  private start(): void {
-    if (this.running || !this.due()) return;
+  private start(quiet: boolean): void {
+    if (this.running || !this.due(quiet)) return;
     const started = Date.now();
     let ran = true;
     this.running = this.options
@@ -73,7 +119,11 @@ export class PacedTrigger {
         if (ran) this.last = { endedAt: Date.now(), durationMs: Math.max(1, Date.now() - started) };
         this.running = null;
         // A declined run waits for the next event rather than retrying at once while the other path works.
-        if (ran) this.schedule();
+        if (!ran) return;
+        if (this.urgent()) this.start(false);
+        else this.schedule(false);
+        // Events that came during the run and then stopped: the quiet timer may have fired meanwhile.
+        if (this.options.quietMs !== undefined && !this.quietTimer && !this.running) this.schedule(true);
       });
   }
 }
