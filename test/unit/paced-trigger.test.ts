@@ -8,8 +8,6 @@ function harness(options: {
   every: number;
   workMs: number;
   outcome?: () => 'ran' | 'declined' | 'failed';
-  restFactor?: number;
-  urgentAt?: number;
   quietMs?: number;
   quietAt?: number;
 }) {
@@ -19,9 +17,8 @@ function harness(options: {
   const trigger = new PacedTrigger({
     every: options.every,
     pending: () => pending,
-    restFactor: options.restFactor ?? 4,
+    restFactor: 4,
     maxRestMs: 10_000,
-    ...(options.urgentAt !== undefined ? { urgentAt: options.urgentAt } : {}),
     ...(options.quietMs !== undefined ? { quietMs: options.quietMs } : {}),
     ...(options.quietAt !== undefined ? { quietAt: options.quietAt } : {}),
     run: async () => {
@@ -98,28 +95,6 @@ describe('PacedTrigger', () => {
     while (runs.length === 0 && Date.now() < deadline) await sleep(5);
     expect(runs[0]?.covered).toBe(2);
     expect(pending()).toBe(0);
-    await trigger.close();
-  });
-
-  it('cuts the rest short once urgentAt events are pending', async () => {
-    // A rest of 100x the run (at least 3 s after a 30 ms run, capped at 10 s): the second run may not wait for it.
-    const { trigger, runs, event } = harness({ every: 2, workMs: 30, restFactor: 100, urgentAt: 5 });
-    event();
-    event();
-    const deadline = Date.now() + 2_000;
-    while (runs.length < 1 && Date.now() < deadline) await sleep(5);
-    expect(runs).toHaveLength(1);
-    // Fewer than urgentAt wait for the rest...
-    for (let i = 0; i < 4; i++) event();
-    await sleep(100);
-    expect(runs).toHaveLength(1);
-    // ...the fifth starts the run at once.
-    event();
-    while (runs.length < 2 && Date.now() < deadline) await sleep(5);
-    expect(runs).toHaveLength(2);
-    expect(runs[1]?.covered).toBe(5);
-    const first = runs[0] as (typeof runs)[0];
-    expect((runs[1]?.startedAt ?? 0) - first.endedAt).toBeLessThan(100 * (first.endedAt - first.startedAt));
     await trigger.close();
   });
 

@@ -212,12 +212,6 @@ const SEARCH_COMPACTION_REST_FACTOR = 4;
 /** ... and never longer than this. */
 const MAX_SEARCH_COMPACTION_REST_MS = 20_000;
 /**
- * ... unless this many times SEARCH_COMPACTION_EVERY commits are pending: under many clients a compaction's
- * wall time (and the rest, which is a multiple of it) is mostly waiting for the cores, while every search
- * meanwhile reads each pending commit's fragment.
- */
-const SEARCH_COMPACTION_URGENT_FACTOR = 3;
-/**
  * When no commit has come for this long, a quarter of the threshold is enough: the last commits of a burst
  * are compacted once writes stop, not left for every search to read until the next burst. Fewer than that
  * are left (a compaction of a large table costs more than a few fragments cost the reads).
@@ -855,7 +849,6 @@ class LanceStorage implements LanceStore {
     const compactEvery = options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY;
     this.searchCompaction = new PacedTrigger({
       every: compactEvery,
-      urgentAt: SEARCH_COMPACTION_URGENT_FACTOR * compactEvery,
       quietMs: SEARCH_COMPACTION_QUIET_MS,
       quietAt: Math.max(1, Math.floor(compactEvery / 4)),
       // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.

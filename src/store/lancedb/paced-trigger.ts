@@ -6,13 +6,9 @@
  * The owner counts the pending events (the work clears what it covers): events that come while the work runs
  * or rests still count, and when the rest ends with enough of them the next run starts at once.
  *
- * Two bounds on what the pace leaves pending (each optional):
- * - `urgentAt`: that many pending events cut the rest short. A run's length is wall time, which contention
- *   stretches (many clients on two cores), and the rest with it, while the events it leaves pending cost
- *   every read meanwhile.
- * - `quietMs`: when no event has come for that long, what is pending runs once the rest is over, if it is at
- *   least `quietAt` (fewer than `every`): when writes stop, the last ones are not left for reads to pay
- *   until the next burst.
+ * With `quietMs`, when no event has come for that long, what is pending runs once the rest is over if it is
+ * at least `quietAt` (fewer than `every`): when writes stop, the last ones are not left for reads to pay until
+ * the next burst.
  */
 export interface PacedTriggerOptions {
   /** Pending events before a run (0: never run). */
@@ -20,8 +16,6 @@ export interface PacedTriggerOptions {
   readonly pending: () => number;
   readonly restFactor: number;
   readonly maxRestMs: number;
-  /** Pending events that start a run without waiting for the rest to end (default: none do). */
-  readonly urgentAt?: number;
   /** After this long without an event, `quietAt` pending events are enough for a run (default: never). */
   readonly quietMs?: number;
   /** See quietMs (default 1). */
@@ -44,12 +38,6 @@ export class PacedTrigger {
   note(): void {
     if (this.closed) return;
     this.armQuiet();
-    if (this.urgent() && !this.running) {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = null;
-      this.start(false);
-      return;
-    }
     this.schedule(false);
   }
 
@@ -76,10 +64,6 @@ export class PacedTrigger {
     const pending = this.options.pending();
     const quietAt = Math.max(1, this.options.quietAt ?? 1);
     return this.enabled() && (pending >= this.options.every || (quiet && this.options.quietMs !== undefined && pending >= quietAt));
-  }
-
-  private urgent(): boolean {
-    return this.enabled() && this.options.urgentAt !== undefined && this.options.pending() >= this.options.urgentAt;
   }
 
   private armQuiet(): void {
@@ -120,8 +104,7 @@ export class PacedTrigger {
         this.running = null;
         // A declined run waits for the next event rather than retrying at once while the other path works.
         if (!ran) return;
-        if (this.urgent()) this.start(false);
-        else this.schedule(false);
+        this.schedule(false);
         // Events that came during the run and then stopped: the quiet timer may have fired meanwhile.
         if (this.options.quietMs !== undefined && !this.quietTimer && !this.running) this.schedule(true);
       });
