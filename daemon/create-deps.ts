@@ -170,7 +170,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     vectorSpace: { modelId: embedder.modelId, dimension: embedder.dimension },
     cacheMb: { index: config['storage.indexCacheMb'], metadata: config['storage.metadataCacheMb'] },
     onMaintenanceError: (error) => options.logger?.warn({ err: error }, 'background table maintenance failed'),
-    onSearchTablesCompacted: (report) => options.logger?.debug({ compaction: report }, 'search tables compacted'),
+    onTablesCompacted: (report) => options.logger?.debug({ compaction: report }, 'tables compacted'),
   });
   const leases = location.shared
     ? new StoreLeases({

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { openLanceStore, type LanceStore, type SearchCompactionReport } from '../../src/store/lancedb/lancedb-store.js';
+import { openLanceStore, type LanceStore, type CompactionReport } from '../../src/store/lancedb/lancedb-store.js';
 import { chunksTableName } from '../../src/store/lancedb/schema.js';
 
 const DIM = 4;
@@ -45,7 +45,7 @@ function memory(i: number): MemoryRecord {
   };
 }
 
-async function open(options: { compactSearchTablesEvery: number; onSearchTablesCompacted?: (report: SearchCompactionReport) => void }) {
+async function open(options: { compactSearchTablesEvery: number; onTablesCompacted?: (report: CompactionReport) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'mem-search-compaction-'));
   dirs.push(dir);
   const store = await openLanceStore({
@@ -79,12 +79,12 @@ function byScore<T extends { memoryId: string; seq: number } & ({ score: number 
 
 describe('compaction of the search tables', () => {
   it('runs after N commits to the memories and passages tables and leaves every search result identical', async () => {
-    const reports: SearchCompactionReport[] = [];
+    const reports: CompactionReport[] = [];
     let compacted!: () => void;
     const done = new Promise<void>((resolve) => (compacted = resolve));
     const busy = await open({
       compactSearchTablesEvery: 12,
-      onSearchTablesCompacted: (report) => {
+      onTablesCompacted: (report) => {
         reports.push(report);
         compacted();
       },
@@ -149,8 +149,8 @@ describe('compaction of the search tables', () => {
   });
 
   it('never loses a write made while it runs, with writes of every kind going on', async () => {
-    const reports: SearchCompactionReport[] = [];
-    const { dir, store } = await open({ compactSearchTablesEvery: 3, onSearchTablesCompacted: (report) => reports.push(report) });
+    const reports: CompactionReport[] = [];
+    const { dir, store } = await open({ compactSearchTablesEvery: 3, onTablesCompacted: (report) => reports.push(report) });
     const records = store.memories('usr_c');
     const saved = Array.from({ length: 40 }, (_, i) => memory(i));
     // Concurrent inserts, edits and deletes, so commits land while compactions run.

@@ -134,8 +134,14 @@ export interface OpenLanceStoreOptions {
    * (SEARCH_COMPACTION_REST_FACTOR). A search pays for every fragment left since the last compaction.
    */
   readonly compactSearchTablesEvery?: number;
-  /** Told after each compaction of the search tables (the daemon logs it at debug level). */
-  readonly onSearchTablesCompacted?: (report: SearchCompactionReport) => void;
+  /**
+   * Compact the knowledge tables every standard save merges into (entities, facts, edges, extraction status)
+   * on their own after this many commits to one of them (0: only in the full pass), paced like the search
+   * tables. A merge-insert joins its rows with every fragment of the table: its cost grows with them.
+   */
+  readonly compactKnowledgeTablesEvery?: number;
+  /** Told after each compaction of the search or the knowledge tables (the daemon logs it at debug level). */
+  readonly onTablesCompacted?: (report: CompactionReport) => void;
   /** Told when background maintenance fails (it is retried on the next trigger). */
   readonly onMaintenanceError?: (error: unknown) => void;
   /**
@@ -155,8 +161,8 @@ export interface OpenLanceStoreOptions {
   readonly shared?: { readonly readConsistencyMs: number };
 }
 
-/** What one compaction of the search tables did. */
-export interface SearchCompactionReport {
+/** What one compaction of the search or the knowledge tables did. */
+export interface CompactionReport {
   /** Tables optimized: those with commits since their last compaction. */
   readonly tables: readonly string[];
   readonly compactedFragments: number;
@@ -173,7 +179,9 @@ export interface LanceStore extends Storage {
    * Compacts the memories and passages tables now (those with commits since their last compaction); null
    * when the full pass, a backup or another daemon holds maintenance. The background trigger calls it.
    */
-  compactSearchTables(): Promise<SearchCompactionReport | null>;
+  compactSearchTables(): Promise<CompactionReport | null>;
+  /** The same for the entities, facts, edges and extraction status tables. */
+  compactKnowledgeTables(): Promise<CompactionReport | null>;
 }
 
 const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
@@ -197,6 +205,27 @@ const MAX_MAINTENANCE_REST_MS = 60_000;
  */
 const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 20;
 /**
+ * Commits to a knowledge table before those tables are compacted on their own: a standard save's batch
+ * merges into three or four of them, each merge-insert paying for every fragment since the last compaction
+ * (bench/README.md, issue #23 sixth session).
+ */
+const DEFAULT_COMPACT_KNOWLEDGE_TABLES_EVERY = 20;
+/** The tables compacted on their own, by group: what searches read, and what every standard save merges into. */
+const COMPACTED_GROUPS = {
+  search: ['memories', 'chunks'],
+  knowledge: ['entities', 'facts', 'edges', 'extractionStatus'],
+} as const;
+type CompactedGroup = keyof typeof COMPACTED_GROUPS;
+type CompactedTable = (typeof COMPACTED_GROUPS)[CompactedGroup][number];
+const GROUP_OF: Readonly<Record<CompactedTable, CompactedGroup>> = {
+  memories: 'search',
+  chunks: 'search',
+  entities: 'knowledge',
+  facts: 'knowledge',
+  edges: 'knowledge',
+  extractionStatus: 'knowledge',
+};
+/**
  * A compaction of the search tables rests this many times as long as it took before the next: at most a
  * fifth of the time, lighter than the full pass's tenth because it is what keeps searches cheap.
  */
@@ -217,28 +246,28 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   );
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
-  const onSearchTableCommit = (name: 'memories' | 'chunks') => () => {
+  const onCompactedTableCommit = (name: CompactedTable) => () => {
     storage?.noteWrite();
-    storage?.noteSearchTableCommit(name);
+    storage?.noteTableCommit(name);
   };
   const open = async (name: string, schema: Schema, committed = onCommit) =>
     new TableWriter(await createOrOpen(db, name, schema), committed);
   const meta = await open('meta', metaSchema);
   await migrateSchema(db, meta);
-  const memories = await open('memories', memoriesSchema, onSearchTableCommit('memories'));
+  const memories = await open('memories', memoriesSchema, onCompactedTableCommit('memories'));
   const chunks = await open(
     chunksTableName(options.vectorSpace.modelId, options.vectorSpace.dimension),
     chunksSchema(options.vectorSpace.dimension),
-    onSearchTableCommit('chunks'),
+    onCompactedTableCommit('chunks'),
   );
   const accounts = await open('accounts', accountsSchema);
   const keys = await open('api_keys', apiKeysSchema);
   const pending = await open('pending_saves', pendingSavesSchema);
   const jobs = await open('jobs', jobsSchema);
-  const entities = await open('entities', entitiesSchema);
-  const facts = await open('facts', factsSchema);
-  const edges = await open('edges', edgesSchema);
-  const extractionStatus = await open('extraction_status', extractionStatusSchema);
+  const entities = await open('entities', entitiesSchema, onCompactedTableCommit('entities'));
+  const facts = await open('facts', factsSchema, onCompactedTableCommit('facts'));
+  const edges = await open('edges', edgesSchema, onCompactedTableCommit('edges'));
+  const extractionStatus = await open('extraction_status', extractionStatusSchema, onCompactedTableCommit('extractionStatus'));
   const usage = await open('usage_events', usageEventsSchema);
   const jobItems = await open('job_items', jobItemsSchema);
   const watches = await open('watches', watchesSchema);
@@ -806,10 +835,10 @@ class LanceStorage implements LanceStore {
   private lastPass = { endedAt: 0, durationMs: 0 };
   private paced: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
-  /** Commits to each search table since it was last compacted. */
-  private readonly searchTableCommits = { memories: 0, chunks: 0 };
-  private readonly searchCompaction: PacedTrigger;
-  private compactingSearch: Promise<SearchCompactionReport | null> | null = null;
+  /** Commits to each table compacted on its own since it was last compacted. */
+  private readonly tableCommits: Record<CompactedTable, number> = { memories: 0, chunks: 0, entities: 0, facts: 0, edges: 0, extractionStatus: 0 };
+  private readonly compaction: Readonly<Record<CompactedGroup, PacedTrigger>>;
+  private readonly compacting: Record<CompactedGroup, Promise<CompactionReport | null> | null> = { search: null, knowledge: null };
   /** Orphaned passages can only come from a crash, so the first maintenance pass after a start looks for them. */
   private orphansSwept = false;
 
@@ -821,19 +850,25 @@ class LanceStorage implements LanceStore {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
     this.leaseStore = new LanceLeaseStore(tables.leases);
-    this.searchCompaction = new PacedTrigger({
-      every: options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY,
-      // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.
-      pending: () => Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
-      restFactor: SEARCH_COMPACTION_REST_FACTOR,
-      maxRestMs: MAX_SEARCH_COMPACTION_REST_MS,
-      run: async () => {
-        const report = await this.compactSearchTables();
-        if (report) this.options.onSearchTablesCompacted?.(report);
-        return report !== null;
-      },
-      onError: (error) => this.options.onMaintenanceError?.(error),
-    });
+    const trigger = (group: CompactedGroup, every: number) =>
+      new PacedTrigger({
+        every,
+        // Commits to one table, not to all of the group: a save commits to each, and it is each table's
+        // fragments a read (or a merge) pays for.
+        pending: () => Math.max(...COMPACTED_GROUPS[group].map((name) => this.tableCommits[name])),
+        restFactor: SEARCH_COMPACTION_REST_FACTOR,
+        maxRestMs: MAX_SEARCH_COMPACTION_REST_MS,
+        run: async () => {
+          const report = await this.compactGroup(group);
+          if (report) this.options.onTablesCompacted?.(report);
+          return report !== null;
+        },
+        onError: (error) => this.options.onMaintenanceError?.(error),
+      });
+    this.compaction = {
+      search: trigger('search', options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY),
+      knowledge: trigger('knowledge', options.compactKnowledgeTablesEvery ?? DEFAULT_COMPACT_KNOWLEDGE_TABLES_EVERY),
+    };
     // A shared store has no orphans of a crash to look for at start: see OpenLanceStoreOptions.shared.
     this.orphansSwept = options.shared !== undefined;
     const accounts = new RecordTable(tables.accounts, accountToRow, rowToAccount);
@@ -1003,11 +1038,11 @@ class LanceStorage implements LanceStore {
     this.paced.unref();
   }
 
-  /** Counts a commit to a search table; past the threshold, compacts those tables in the background. */
-  noteSearchTableCommit(name: 'memories' | 'chunks'): void {
+  /** Counts a commit to a table compacted on its own; past the threshold, compacts its group in the background. */
+  noteTableCommit(name: CompactedTable): void {
     if (this.closed) return;
-    this.searchTableCommits[name] += 1;
-    this.searchCompaction.note();
+    this.tableCommits[name] += 1;
+    this.compaction[GROUP_OF[name]].note();
   }
 
   useLeases(leases: Leases): void {
@@ -1022,36 +1057,56 @@ class LanceStorage implements LanceStore {
     return this.maintaining;
   }
 
-  compactSearchTables(): Promise<SearchCompactionReport | null> {
-    // One at a time; a second caller shares the running one.
-    this.compactingSearch ??= this.runSearchCompaction().finally(() => {
-      this.compactingSearch = null;
-    });
-    return this.compactingSearch;
+  compactSearchTables(): Promise<CompactionReport | null> {
+    return this.compactGroup('search');
   }
 
-  private async runSearchCompaction(): Promise<SearchCompactionReport | null> {
+  compactKnowledgeTables(): Promise<CompactionReport | null> {
+    return this.compactGroup('knowledge');
+  }
+
+  private compactGroup(group: CompactedGroup): Promise<CompactionReport | null> {
+    // One at a time per group; a second caller shares the running one.
+    const running = (this.compacting[group] ??= this.runCompaction(group).finally(() => {
+      this.compacting[group] = null;
+    }));
+    return running;
+  }
+
+  private async runCompaction(group: CompactedGroup): Promise<CompactionReport | null> {
     if (this.closed || this.maintaining || this.backingUp) return null;
     const claim = this.leases ? await this.leases.claim('maintenance') : null;
     if (this.leases && !claim) return null;
     try {
       const started = Date.now();
-      const names = (['memories', 'chunks'] as const).filter((name) => this.searchTableCommits[name] > 0);
+      const names = COMPACTED_GROUPS[group].filter((name) => this.tableCommits[name] > 0);
       let compactedFragments = 0;
       let prunedVersions = 0;
       for (const name of names) {
         // Commits from here on leave fragments this compaction may not see: they count for the next one.
-        this.searchTableCommits[name] = 0;
+        this.tableCommits[name] = 0;
         const stats = await optimizeTable(this.tables[name]);
         compactedFragments += stats.compaction.fragmentsRemoved;
         prunedVersions += stats.prune.oldVersionsRemoved;
       }
       // Table names as created (reading a table's name from its handle while a write holds the handle fails).
-      const tableName = { memories: 'memories', chunks: chunksTableName(this.vectorSpace.modelId, this.vectorSpace.dimension) };
+      const tableName: Record<CompactedTable, string> = {
+        memories: 'memories',
+        chunks: chunksTableName(this.vectorSpace.modelId, this.vectorSpace.dimension),
+        entities: 'entities',
+        facts: 'facts',
+        edges: 'edges',
+        extractionStatus: 'extraction_status',
+      };
       return { tables: names.map((name) => tableName[name]), compactedFragments, prunedVersions, durationMs: Date.now() - started };
     } finally {
       claim?.stop();
     }
+  }
+
+  /** The compactions of every group in progress, settled. */
+  private compactionsSettled(): Promise<unknown> {
+    return Promise.all(Object.values(this.compacting).map((running) => running?.catch(() => undefined)));
   }
 
   backup(targetDir: string): Promise<StoreSnapshot> {
@@ -1062,8 +1117,9 @@ class LanceStorage implements LanceStore {
       this.backingUp = new Promise<void>((resolve) => (done = resolve));
       try {
         await running?.catch(() => undefined);
-        // A compaction of the search tables writes outside the writers too; none starts while backingUp is set.
-        await this.compactingSearch?.catch(() => undefined);
+        // A compaction of the search or knowledge tables writes outside the writers too; none starts while
+        // backingUp is set.
+        await this.compactionsSettled();
         return await this.gate.exclusive(() => backupStore(this.uri, targetDir, Object.values(this.tables) as TableWriter[]));
       } finally {
         this.backingUp = null;
@@ -1091,9 +1147,9 @@ class LanceStorage implements LanceStore {
 
   private async runMaintenance(): Promise<MaintenanceReport> {
     await this.backingUp?.catch(() => undefined);
-    // A compaction of the search tables in progress finishes first (both optimize the same tables); none
-    // starts while this pass runs. Awaited after the backup, never before: a backup waits for this pass.
-    await this.compactingSearch?.catch(() => undefined);
+    // A compaction of the search or knowledge tables in progress finishes first (both optimize the same
+    // tables); none starts while this pass runs. Awaited after the backup, never before: a backup waits for this pass.
+    await this.compactionsSettled();
     const started = Date.now();
     this.writesSinceMaintenance = 0;
     let compactedFragments = 0;
@@ -1105,9 +1161,8 @@ class LanceStorage implements LanceStore {
       this.orphansSwept = true;
     }
     const writers: TableWriter[] = Object.values(this.tables);
-    // This pass compacts the search tables too.
-    this.searchTableCommits.memories = 0;
-    this.searchTableCommits.chunks = 0;
+    // This pass compacts the search and knowledge tables too.
+    for (const name of Object.keys(this.tableCommits) as CompactedTable[]) this.tableCommits[name] = 0;
     for (const writer of writers) {
       const stats = await optimizeTable(writer);
       compactedFragments += stats.compaction.fragmentsRemoved;
@@ -1204,8 +1259,8 @@ class LanceStorage implements LanceStore {
   async close(): Promise<void> {
     this.closed = true;
     if (this.paced) clearTimeout(this.paced);
-    await this.searchCompaction.close();
-    await this.compactingSearch?.catch(() => undefined);
+    await Promise.all(Object.values(this.compaction).map((trigger) => trigger.close()));
+    await this.compactionsSettled();
     await this.maintaining?.catch(() => undefined);
     await Promise.all((Object.values(this.tables) as TableWriter[]).map((writer) => writer.exclusive(async () => undefined)));
     this.db.close();
