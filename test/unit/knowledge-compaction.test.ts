@@ -70,7 +70,7 @@ function fact(i: number, memoryId: string): FactRecord {
     predicate: 'works_at',
     object: `Company ${i}`,
     objectId: null,
-    category: 'work',
+    category: 'role',
     statement: `${PEOPLE[i % PEOPLE.length]} works at Company ${i}`,
     confidence: 0.9,
     source: { documentId: memoryId, excerpt: '' },
