@@ -44,16 +44,23 @@ const ids = (records: readonly { id: string }[]) => records.map((record) => reco
 
 describe('StagedKnowledge prefetch', () => {
   it('answers the reads a batch prefetched without asking the store, with what the store would answer', async () => {
-    const { store, calls } = fakeStore(ENTITIES, EDGES, []);
+    const { store, calls } = fakeStore(ENTITIES, EDGES, [fact('fact_a', 'ent_a'), fact('fact_c', 'ent_c'), fact('fact_d', 'ent_d')]);
     const staged = new StagedKnowledge(store);
     await staged.prefetch(['n:ann', 'n:bob', 'n:cy']);
-    expect(calls.map((call) => call.method)).toEqual(['entitiesByKeys', 'edgesTouching']);
+    expect(calls.map((call) => call.method)).toEqual(['entitiesByKeys', 'edgesTouching', 'factsOfSubjects']);
     calls.length = 0;
 
     expect(ids(await staged.entitiesByKeys(['n:ann']))).toEqual(['ent_a']);
     expect(ids(await staged.entitiesByKeys(['n:bob', 'n:cy']))).toEqual(['ent_b', 'ent_c']);
     expect(ids(await staged.edgesTouching(['ent_a', 'ent_b'], true))).toEqual(['edge_ab']);
     expect(ids(await staged.edgesTouching(['ent_a', 'ent_c'], true))).toEqual([]);
+    expect(ids(await staged.factsOfSubjects(['ent_a', 'ent_b']))).toEqual(['fact_a']);
+    expect(ids(await staged.factsOfSubjects(['ent_c']))).toEqual(['fact_c']);
+    expect(calls).toEqual([]);
+    // A staged fact replaces the prefetched one, and a staged deletion hides it, as they would in the store.
+    await staged.write({ upsertFacts: [{ ...fact('fact_a', 'ent_b') }], deleteFacts: ['fact_c'] });
+    expect(ids(await staged.factsOfSubjects(['ent_a']))).toEqual([]);
+    expect(ids(await staged.factsOfSubjects(['ent_b', 'ent_c']))).toEqual(['fact_a']);
     expect(calls).toEqual([]);
   });
 
@@ -63,15 +70,17 @@ describe('StagedKnowledge prefetch', () => {
     await staged.prefetch(['n:ann', 'n:bob']);
     calls.length = 0;
 
-    // A key nobody prefetched, an entity outside the prefetched ones, and edges touching (not within).
+    // A key nobody prefetched, an entity outside the prefetched ones, edges touching (not within), and
+    // facts of an entity the prefetch did not read.
     expect(ids(await staged.entitiesByKeys(['n:ann', 'n:dee']))).toEqual(['ent_a', 'ent_d']);
     expect(ids(await staged.edgesTouching(['ent_b', 'ent_c'], true))).toEqual(['edge_bc']);
     expect(ids(await staged.edgesTouching(['ent_b'], false))).toEqual(['edge_ab', 'edge_bc']);
-    expect(calls.map((call) => call.method)).toEqual(['entitiesByKeys', 'edgesTouching', 'edgesTouching']);
+    expect(await staged.factsOfSubjects(['ent_a', 'ent_c'])).toEqual([]);
+    expect(calls.map((call) => call.method)).toEqual(['entitiesByKeys', 'edgesTouching', 'edgesTouching', 'factsOfSubjects']);
   });
 
   it('never asks the store about entities the batch created, and overlays what it staged', async () => {
-    const { store, calls } = fakeStore(ENTITIES, EDGES, [fact('fact_b', 'ent_b')]);
+    const { store, calls } = fakeStore(ENTITIES, EDGES, [fact('fact_b', 'ent_b'), fact('fact_c', 'ent_c')]);
     const staged = new StagedKnowledge(store);
     await staged.prefetch(['n:bob']);
     calls.length = 0;
@@ -82,9 +91,12 @@ describe('StagedKnowledge prefetch', () => {
     expect(await staged.edgesTouching([created], true)).toEqual([]);
     expect(calls).toEqual([]);
 
-    // Mixed: only the stored entity goes to the store; the staged edge and entity show up as the store would.
+    // Mixed: the prefetched entity's facts come from the prefetch; only the stored entity the prefetch did not
+    // read goes to the store; the staged edge and entity show up as the store would.
     expect(ids(await staged.factsOfSubjects([created, 'ent_b']))).toEqual(['fact_b']);
-    expect(calls).toEqual([{ method: 'factsOfSubjects', args: [['ent_b']] }]);
+    expect(calls).toEqual([]);
+    expect(ids(await staged.factsOfSubjects([created, 'ent_c']))).toEqual(['fact_c']);
+    expect(calls).toEqual([{ method: 'factsOfSubjects', args: [['ent_c']] }]);
     calls.length = 0;
     await staged.write({ upsertEntities: [entity(created, ['n:zed'])], upsertEdges: [edge('edge_new', 'ent_b', created)], deleteEdges: ['edge_ab'] });
     expect(ids(await staged.edgesTouching(['ent_b', created], true))).toEqual(['edge_new']);

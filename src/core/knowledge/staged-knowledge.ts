@@ -25,11 +25,12 @@ export class StagedKnowledge implements KnowledgeApplyStore {
   private readonly edges = new Map<string, EdgeRecord | null>();
   /** Ids of the entities this batch creates (createEntityId): the store underneath holds nothing of theirs. */
   private readonly created = new Set<string>();
-  /** The prefetched reads: entities of these match keys, and the edges among these entity ids. */
+  /** The prefetched reads: entities of these match keys, and the edges among and facts about these entity ids. */
   private readonly prefetchedKeys = new Set<string>();
   private prefetchedEntities: readonly EntityRecord[] = [];
   private readonly prefetchedIds = new Set<string>();
   private prefetchedEdges: readonly EdgeRecord[] = [];
+  private prefetchedFacts: readonly FactRecord[] = [];
 
   constructor(private readonly base: KnowledgeApplyStore) {}
 
@@ -41,18 +42,20 @@ export class StagedKnowledge implements KnowledgeApplyStore {
   }
 
   /**
-   * Reads at once what the batch's memories will look up one by one: the entities of all their match keys
-   * and the edges among those entities. Later reads that ask only for what this covers are answered here.
+   * Reads at once what the batch's memories will look up one by one: the entities of all their match keys,
+   * the edges among those entities and the facts about them (each memory's facts are matched against its
+   * subjects' facts). Later reads that ask only for what this covers are answered here.
    */
   async prefetch(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
     const entities = await this.base.entitiesByKeys(keys);
     const ids = entities.map((entity) => entity.id);
-    const edges = ids.length > 0 ? await this.base.edgesTouching(ids, true) : [];
+    const [edges, facts] = ids.length > 0 ? await Promise.all([this.base.edgesTouching(ids, true), this.base.factsOfSubjects(ids)]) : [[], []];
     for (const key of keys) this.prefetchedKeys.add(key);
     this.prefetchedEntities = [...this.prefetchedEntities, ...entities];
     for (const id of ids) this.prefetchedIds.add(id);
     this.prefetchedEdges = [...this.prefetchedEdges, ...edges];
+    this.prefetchedFacts = [...this.prefetchedFacts, ...facts];
   }
 
   async entitiesByKeys(keys: readonly string[]): Promise<EntityRecord[]> {
@@ -78,8 +81,11 @@ export class StagedKnowledge implements KnowledgeApplyStore {
 
   async factsOfSubjects(subjectIds: readonly string[]): Promise<FactRecord[]> {
     const wanted = new Set(subjectIds);
+    const matches = (fact: FactRecord) => wanted.has(fact.subjectId);
     const stored = subjectIds.filter((id) => !this.created.has(id));
-    return overlay(stored.length > 0 ? await this.base.factsOfSubjects(stored) : [], this.facts, (fact) => wanted.has(fact.subjectId));
+    const covered = stored.every((id) => this.prefetchedIds.has(id));
+    const found = stored.length === 0 ? [] : covered ? this.prefetchedFacts.filter(matches) : await this.base.factsOfSubjects(stored);
+    return overlay(found, this.facts, matches);
   }
 
   async edgesTouching(ids: readonly string[], within = false): Promise<EdgeRecord[]> {
