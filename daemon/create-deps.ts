@@ -171,7 +171,6 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
     cacheMb: { index: config['storage.indexCacheMb'], metadata: config['storage.metadataCacheMb'] },
     onMaintenanceError: (error) => options.logger?.warn({ err: error }, 'background table maintenance failed'),
     onSearchTablesCompacted: (report) => options.logger?.debug({ compaction: report }, 'search tables compacted'),
-    onKnowledgeTablesCompacted: (report) => options.logger?.debug({ compaction: report }, 'knowledge tables compacted'),
     onMaintained: (report) => options.logger?.debug({ report }, 'background table maintenance'),
   });
   const leases = location.shared

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { openLanceStore, type LanceStore, type CompactionReport } from '../../src/store/lancedb/lancedb-store.js';
+import { openLanceStore, type LanceStore, type SearchCompactionReport } from '../../src/store/lancedb/lancedb-store.js';
 import { chunksTableName } from '../../src/store/lancedb/schema.js';
 
 const DIM = 4;
@@ -48,7 +48,7 @@ function memory(i: number): MemoryRecord {
 async function open(options: {
   compactSearchTablesEvery: number;
   maintainEveryWrites?: number;
-  onSearchTablesCompacted?: (report: CompactionReport) => void;
+  onSearchTablesCompacted?: (report: SearchCompactionReport) => void;
 }) {
   const dir = mkdtempSync(join(tmpdir(), 'mem-search-compaction-'));
   dirs.push(dir);
@@ -83,7 +83,7 @@ function byScore<T extends { memoryId: string; seq: number } & ({ score: number 
 
 describe('compaction of the search tables', () => {
   it('runs after N commits to the memories and passages tables and leaves every search result identical', async () => {
-    const reports: CompactionReport[] = [];
+    const reports: SearchCompactionReport[] = [];
     let compacted!: () => void;
     const done = new Promise<void>((resolve) => (compacted = resolve));
     const busy = await open({
@@ -153,7 +153,7 @@ describe('compaction of the search tables', () => {
   });
 
   it('never loses a write made while it runs, with writes of every kind going on', async () => {
-    const reports: CompactionReport[] = [];
+    const reports: SearchCompactionReport[] = [];
     const { dir, store } = await open({ compactSearchTablesEvery: 3, onSearchTablesCompacted: (report) => reports.push(report) });
     const records = store.memories('usr_c');
     const saved = Array.from({ length: 40 }, (_, i) => memory(i));
@@ -195,8 +195,8 @@ describe('compaction of the search tables', () => {
     let passed!: () => void;
     const first = new Promise<void>((resolve) => (passed = resolve));
     const maintain = store.maintain.bind(store);
-    store.maintain = (options?: { all?: boolean }) => {
-      events.push(`pass all=${String(options?.all ?? true)}`);
+    store.maintain = (options?: { searchTables?: boolean }) => {
+      events.push(`pass searchTables=${String(options?.searchTables ?? true)}`);
       const pass = maintain(options);
       passes.push(pass);
       void pass.finally(passed);
@@ -211,7 +211,7 @@ describe('compaction of the search tables', () => {
     await store.usage.append([{ ...usage, at: 2 }]);
     await first;
     await Promise.all(passes);
-    expect(events).toEqual(['saved', 'pass all=false']);
+    expect(events).toEqual(['saved', 'pass searchTables=false']);
     // The pass compacted the table it was started for and left the passages' six fragments to their own compaction.
     expect(await fragments(dir, 'usage_events')).toBe(1);
     expect(await fragments(dir, CHUNKS)).toBe(6);
@@ -227,7 +227,7 @@ describe('compaction of the search tables', () => {
     let passed!: (report: unknown) => void;
     const pass = new Promise((resolve) => (passed = resolve));
     const maintain = store.maintain.bind(store);
-    store.maintain = (options?: { all?: boolean }) => {
+    store.maintain = (options?: { searchTables?: boolean }) => {
       const running = maintain(options);
       void running.then(passed);
       return running;
@@ -240,8 +240,8 @@ describe('compaction of the search tables', () => {
   });
 
   it('compacts the last commits of a burst once writes stop, from a quarter of the threshold', async () => {
-    let compacted!: (report: CompactionReport) => void;
-    const done = new Promise<CompactionReport>((resolve) => (compacted = resolve));
+    let compacted!: (report: SearchCompactionReport) => void;
+    const done = new Promise<SearchCompactionReport>((resolve) => (compacted = resolve));
     const { dir, store } = await open({ compactSearchTablesEvery: 20, onSearchTablesCompacted: (report) => compacted(report) });
     const records = store.memories('usr_q');
     // Five commits to each table: a quarter of 20, never 20; the compaction comes when no commit has come for a while.
@@ -254,7 +254,7 @@ describe('compaction of the search tables', () => {
   });
 
   it('leaves fewer than a quarter of the threshold for the next burst', async () => {
-    const reports: CompactionReport[] = [];
+    const reports: SearchCompactionReport[] = [];
     const { dir, store } = await open({ compactSearchTablesEvery: 20, onSearchTablesCompacted: (report) => reports.push(report) });
     const records = store.memories('usr_r');
     for (let i = 0; i < 4; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);

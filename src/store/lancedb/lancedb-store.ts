@@ -124,8 +124,8 @@ export interface OpenLanceStoreOptions {
   /**
    * Run the full maintenance pass in the background after this many commits (0: never), paced by the cost
    * of the last background pass (MAINTENANCE_REST_FACTOR). While the search tables compact on their own
-   * (compactSearchTablesEvery > 0) their commits do not count and the background pass leaves them out, and
-   * so for the knowledge tables (compactKnowledgeTablesEvery > 0); an explicit maintain() covers every table. Every write is a new table fragment; reads slow down as they pile up
+   * (compactSearchTablesEvery > 0) their commits do not count and the background pass leaves them out; an
+   * explicit maintain() covers every table. Every write is a new table fragment; reads slow down as they pile up
    * (1,000 single-row saves: vector search 6.9 -> 2.3 ms, full-text 11.6 -> 1.3 ms, fetch by id 17 -> 1.5 ms
    * after one 73 ms compaction).
    */
@@ -137,15 +137,7 @@ export interface OpenLanceStoreOptions {
    */
   readonly compactSearchTablesEvery?: number;
   /** Told after each compaction of the search tables (the daemon logs it at debug level). */
-  readonly onSearchTablesCompacted?: (report: CompactionReport) => void;
-  /**
-   * Compact the knowledge tables every standard save merges into (entities, facts, edges, extraction status)
-   * on their own after this many commits to one of them (0: only in the full pass), paced like the search
-   * tables. A merge-insert joins its rows with every fragment of the table: its cost grows with them.
-   */
-  readonly compactKnowledgeTablesEvery?: number;
-  /** Told after each compaction of the knowledge tables (the daemon logs it at debug level). */
-  readonly onKnowledgeTablesCompacted?: (report: CompactionReport) => void;
+  readonly onSearchTablesCompacted?: (report: SearchCompactionReport) => void;
   /** Told after each background full pass (the daemon logs it at debug level). */
   readonly onMaintained?: (report: MaintenanceReport) => void;
   /** Told when background maintenance fails (it is retried on the next trigger). */
@@ -167,8 +159,8 @@ export interface OpenLanceStoreOptions {
   readonly shared?: { readonly readConsistencyMs: number };
 }
 
-/** What one compaction of the search or the knowledge tables did. */
-export interface CompactionReport {
+/** What one compaction of the search tables did. */
+export interface SearchCompactionReport {
   /** Tables optimized: those with commits since their last compaction. */
   readonly tables: readonly string[];
   readonly compactedFragments: number;
@@ -185,14 +177,12 @@ export interface LanceStore extends Storage {
    * Compacts the memories and passages tables now (those with commits since their last compaction); null
    * when the full pass, a backup or another daemon holds maintenance. The background trigger calls it.
    */
-  compactSearchTables(): Promise<CompactionReport | null>;
-  /** The same for the entities, facts, edges and extraction status tables. */
-  compactKnowledgeTables(): Promise<CompactionReport | null>;
+  compactSearchTables(): Promise<SearchCompactionReport | null>;
   /**
-   * The full pass: every table's compaction and version cleanup, then the index builds. `all: false` leaves
-   * the tables compacted on their own to compactSearchTables and compactKnowledgeTables (the background pass).
+   * The full pass: every table's compaction and version cleanup, then the index builds. `searchTables:
+   * false` leaves the memories and passages tables' compaction to compactSearchTables (the background pass).
    */
-  maintain(options?: { readonly all?: boolean }): Promise<MaintenanceReport>;
+  maintain(options?: { readonly searchTables?: boolean }): Promise<MaintenanceReport>;
 }
 
 const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
@@ -227,28 +217,6 @@ const MAX_SEARCH_COMPACTION_REST_MS = 20_000;
  * are left (a compaction of a large table costs more than a few fragments cost the reads).
  */
 const SEARCH_COMPACTION_QUIET_MS = 2_000;
-/**
- * Commits to a knowledge table before those tables are compacted on their own: a standard save's batch
- * merges into three or four of them, each merge-insert paying for every fragment since the last compaction
- * (bench/README.md, issue #23 sixth session).
- */
-const DEFAULT_COMPACT_KNOWLEDGE_TABLES_EVERY = 20;
-/** The tables compacted on their own, by group: what searches read, and what every standard save merges into. */
-const COMPACTED_GROUPS = {
-  search: ['memories', 'chunks'],
-  knowledge: ['entities', 'facts', 'edges', 'extractionStatus'],
-} as const;
-type CompactedGroup = keyof typeof COMPACTED_GROUPS;
-type CompactedTable = (typeof COMPACTED_GROUPS)[CompactedGroup][number];
-const GROUP_OF: Readonly<Record<CompactedTable, CompactedGroup>> = {
-  memories: 'search',
-  chunks: 'search',
-  entities: 'knowledge',
-  facts: 'knowledge',
-  edges: 'knowledge',
-  extractionStatus: 'knowledge',
-};
-const isCompactedTable = (name: string): name is CompactedTable => name in GROUP_OF;
 
 export async function openLanceStore(options: OpenLanceStoreOptions): Promise<LanceStore> {
   const cache = options.cacheMb ?? DEFAULT_CACHE_MB;
@@ -263,25 +231,25 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   );
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
-  const onCompactedTableCommit = (name: CompactedTable) => () => storage?.noteTableCommit(name);
+  const onSearchTableCommit = (name: 'memories' | 'chunks') => () => storage?.noteSearchTableCommit(name);
   const open = async (name: string, schema: Schema, committed = onCommit) =>
     new TableWriter(await createOrOpen(db, name, schema), committed);
   const meta = await open('meta', metaSchema);
   await migrateSchema(db, meta);
-  const memories = await open('memories', memoriesSchema, onCompactedTableCommit('memories'));
+  const memories = await open('memories', memoriesSchema, onSearchTableCommit('memories'));
   const chunks = await open(
     chunksTableName(options.vectorSpace.modelId, options.vectorSpace.dimension),
     chunksSchema(options.vectorSpace.dimension),
-    onCompactedTableCommit('chunks'),
+    onSearchTableCommit('chunks'),
   );
   const accounts = await open('accounts', accountsSchema);
   const keys = await open('api_keys', apiKeysSchema);
   const pending = await open('pending_saves', pendingSavesSchema);
   const jobs = await open('jobs', jobsSchema);
-  const entities = await open('entities', entitiesSchema, onCompactedTableCommit('entities'));
-  const facts = await open('facts', factsSchema, onCompactedTableCommit('facts'));
-  const edges = await open('edges', edgesSchema, onCompactedTableCommit('edges'));
-  const extractionStatus = await open('extraction_status', extractionStatusSchema, onCompactedTableCommit('extractionStatus'));
+  const entities = await open('entities', entitiesSchema);
+  const facts = await open('facts', factsSchema);
+  const edges = await open('edges', edgesSchema);
+  const extractionStatus = await open('extraction_status', extractionStatusSchema);
   const usage = await open('usage_events', usageEventsSchema);
   const jobItems = await open('job_items', jobItemsSchema);
   const watches = await open('watches', watchesSchema);
@@ -839,8 +807,8 @@ class LanceStorage implements LanceStore {
   readonly jobItems: JobItemStore;
   readonly watches: WatchStore;
   private maintaining: Promise<MaintenanceReport> | null = null;
-  /** Whether the pass in progress compacts the tables compacted on their own too. */
-  private maintainingAll = false;
+  /** Whether the pass in progress compacts the search tables too. */
+  private maintainingSearchTables = false;
   /** Set while a backup copies the directory: maintenance (which writes outside the writers) waits for it. */
   private backingUp: Promise<unknown> | null = null;
   private backups: Promise<unknown> = Promise.resolve();
@@ -850,10 +818,10 @@ class LanceStorage implements LanceStore {
   private writesSinceMaintenance = 0;
   private readonly maintenance: PacedTrigger;
   private closed = false;
-  /** Commits to each table compacted on its own since it was last compacted. */
-  private readonly tableCommits: Record<CompactedTable, number> = { memories: 0, chunks: 0, entities: 0, facts: 0, edges: 0, extractionStatus: 0 };
-  private readonly compaction: Readonly<Record<CompactedGroup, PacedTrigger>>;
-  private readonly compacting: Record<CompactedGroup, Promise<CompactionReport | null> | null> = { search: null, knowledge: null };
+  /** Commits to each search table since it was last compacted. */
+  private readonly searchTableCommits = { memories: 0, chunks: 0 };
+  private readonly searchCompaction: PacedTrigger;
+  private compactingSearch: Promise<SearchCompactionReport | null> | null = null;
   /** Orphaned passages can only come from a crash, so the first maintenance pass after a start looks for them. */
   private orphansSwept = false;
 
@@ -871,36 +839,29 @@ class LanceStorage implements LanceStore {
       restFactor: MAINTENANCE_REST_FACTOR,
       maxRestMs: MAX_MAINTENANCE_REST_MS,
       run: async () => {
-        // The search and knowledge tables have compactions of their own (unless off): the pass leaves them to those.
-        const report = await this.maintain({ all: false });
+        // The search tables have a compaction of their own (unless it is off): the pass leaves them to it.
+        const report = await this.maintain({ searchTables: !this.searchTablesCompactOnTheirOwn() });
         this.options.onMaintained?.(report);
         return true;
       },
       onError: (error) => this.options.onMaintenanceError?.(error),
     });
-    const trigger = (group: CompactedGroup, report?: (report: CompactionReport) => void) => {
-      const every = this.compactEvery(group);
-      return new PacedTrigger({
-        every,
-        quietMs: SEARCH_COMPACTION_QUIET_MS,
-        quietAt: Math.max(1, Math.floor(every / 4)),
-        // Commits to one table, not to all of the group: a save commits to each, and it is each table's
-        // fragments a read (or a merge) pays for.
-        pending: () => Math.max(...COMPACTED_GROUPS[group].map((name) => this.tableCommits[name])),
-        restFactor: SEARCH_COMPACTION_REST_FACTOR,
-        maxRestMs: MAX_SEARCH_COMPACTION_REST_MS,
-        run: async () => {
-          const done = await this.compactGroup(group);
-          if (done) report?.(done);
-          return done !== null;
-        },
-        onError: (error) => this.options.onMaintenanceError?.(error),
-      });
-    };
-    this.compaction = {
-      search: trigger('search', this.options.onSearchTablesCompacted),
-      knowledge: trigger('knowledge', this.options.onKnowledgeTablesCompacted),
-    };
+    const compactEvery = options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY;
+    this.searchCompaction = new PacedTrigger({
+      every: compactEvery,
+      quietMs: SEARCH_COMPACTION_QUIET_MS,
+      quietAt: Math.max(1, Math.floor(compactEvery / 4)),
+      // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.
+      pending: () => Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
+      restFactor: SEARCH_COMPACTION_REST_FACTOR,
+      maxRestMs: MAX_SEARCH_COMPACTION_REST_MS,
+      run: async () => {
+        const report = await this.compactSearchTables();
+        if (report) this.options.onSearchTablesCompacted?.(report);
+        return report !== null;
+      },
+      onError: (error) => this.options.onMaintenanceError?.(error),
+    });
     // A shared store has no orphans of a crash to look for at start: see OpenLanceStoreOptions.shared.
     this.orphansSwept = options.shared !== undefined;
     const accounts = new RecordTable(tables.accounts, accountToRow, rowToAccount);
@@ -1050,16 +1011,8 @@ class LanceStorage implements LanceStore {
     return load;
   }
 
-  /** Commits to one of the group's tables before it is compacted on its own (0: only in the full pass). */
-  private compactEvery(group: CompactedGroup): number {
-    return group === 'search'
-      ? (this.options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY)
-      : (this.options.compactKnowledgeTablesEvery ?? DEFAULT_COMPACT_KNOWLEDGE_TABLES_EVERY);
-  }
-
-  /** Whether a table is left to its group's own compaction (the background full pass skips it). */
-  private compactsOnItsOwn(name: string): boolean {
-    return isCompactedTable(name) && this.compactEvery(GROUP_OF[name]) > 0;
+  private searchTablesCompactOnTheirOwn(): boolean {
+    return (this.options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY) > 0;
   }
 
   /**
@@ -1073,89 +1026,69 @@ class LanceStorage implements LanceStore {
   }
 
   /**
-   * Counts a commit to a search or knowledge table; past the threshold, compacts its group's tables in the
-   * background. It counts towards the full pass only when the group has no compaction of its own: otherwise
-   * a save's commits would start a pass over every table for fragments that compaction clears anyway.
+   * Counts a commit to a search table; past the threshold, compacts those tables in the background. It
+   * counts towards the full pass only when the search tables have no compaction of their own: otherwise
+   * a save's two commits would start a pass over every table for fragments that compaction clears anyway.
    */
-  noteTableCommit(name: CompactedTable): void {
+  noteSearchTableCommit(name: 'memories' | 'chunks'): void {
     if (this.closed) return;
-    this.tableCommits[name] += 1;
-    this.compaction[GROUP_OF[name]].note();
-    if (!this.compactsOnItsOwn(name)) this.noteWrite();
+    this.searchTableCommits[name] += 1;
+    this.searchCompaction.note();
+    if (!this.searchTablesCompactOnTheirOwn()) this.noteWrite();
   }
 
   useLeases(leases: Leases): void {
     this.leases = leases;
   }
 
-  maintain(options: { readonly all?: boolean } = {}): Promise<MaintenanceReport> {
-    const all = options.all ?? true;
+  maintain(options: { readonly searchTables?: boolean } = {}): Promise<MaintenanceReport> {
+    const searchTables = options.searchTables ?? true;
     // One maintenance pass at a time; a second caller shares the running one when it covers what the caller
     // asks for, and otherwise runs after it.
     if (this.maintaining) {
-      if (this.maintainingAll || !all) return this.maintaining;
+      if (this.maintainingSearchTables || !searchTables) return this.maintaining;
       return this.maintaining.catch(() => undefined).then(() => this.maintain(options));
     }
-    this.maintainingAll = all;
-    const pass = this.leasedMaintenance(all).finally(() => {
+    this.maintainingSearchTables = searchTables;
+    const pass = this.leasedMaintenance(searchTables).finally(() => {
       this.maintaining = null;
-      // The groups' compactions decline while a pass runs: commits they left pending start them now.
-      if (!all) for (const trigger of Object.values(this.compaction)) trigger.note();
+      // A compaction of the search tables declines while a pass runs: commits it left pending start it now.
+      if (!searchTables) this.searchCompaction.note();
     });
     this.maintaining = pass;
     return pass;
   }
 
-  compactSearchTables(): Promise<CompactionReport | null> {
-    return this.compactGroup('search');
+  compactSearchTables(): Promise<SearchCompactionReport | null> {
+    // One at a time; a second caller shares the running one.
+    this.compactingSearch ??= this.runSearchCompaction().finally(() => {
+      this.compactingSearch = null;
+    });
+    return this.compactingSearch;
   }
 
-  compactKnowledgeTables(): Promise<CompactionReport | null> {
-    return this.compactGroup('knowledge');
-  }
-
-  private compactGroup(group: CompactedGroup): Promise<CompactionReport | null> {
-    // One at a time per group; a second caller shares the running one.
-    const running = (this.compacting[group] ??= this.runCompaction(group).finally(() => {
-      this.compacting[group] = null;
-    }));
-    return running;
-  }
-
-  private async runCompaction(group: CompactedGroup): Promise<CompactionReport | null> {
+  private async runSearchCompaction(): Promise<SearchCompactionReport | null> {
     if (this.closed || this.maintaining || this.backingUp) return null;
     const claim = this.leases ? await this.leases.claim('maintenance') : null;
     if (this.leases && !claim) return null;
     try {
       const started = Date.now();
-      const names = COMPACTED_GROUPS[group].filter((name) => this.tableCommits[name] > 0);
+      const names = (['memories', 'chunks'] as const).filter((name) => this.searchTableCommits[name] > 0);
       let compactedFragments = 0;
       let prunedVersions = 0;
       for (const name of names) {
         // Commits from here on leave fragments this compaction may not see: they count for the next one.
-        this.tableCommits[name] = 0;
+        this.searchTableCommits[name] = 0;
         const stats = await optimizeTable(this.tables[name]);
         compactedFragments += stats.compaction.fragmentsRemoved;
         prunedVersions += stats.prune.oldVersionsRemoved;
       }
       // Table names as created (reading a table's name from its handle while a write holds the handle fails).
-      const tableName: Record<CompactedTable, string> = {
-        memories: 'memories',
-        chunks: chunksTableName(this.vectorSpace.modelId, this.vectorSpace.dimension),
-        entities: 'entities',
-        facts: 'facts',
-        edges: 'edges',
-        extractionStatus: 'extraction_status',
-      };
+      const tableName = { memories: 'memories', chunks: chunksTableName(this.vectorSpace.modelId, this.vectorSpace.dimension) };
       return { tables: names.map((name) => tableName[name]), compactedFragments, prunedVersions, durationMs: Date.now() - started };
     } finally {
       claim?.stop();
     }
-  }
-
-  /** The groups' compactions in progress, settled. */
-  private compactionsSettled(): Promise<unknown> {
-    return Promise.all(Object.values(this.compacting).map((running) => running?.catch(() => undefined)));
   }
 
   backup(targetDir: string): Promise<StoreSnapshot> {
@@ -1166,9 +1099,8 @@ class LanceStorage implements LanceStore {
       this.backingUp = new Promise<void>((resolve) => (done = resolve));
       try {
         await running?.catch(() => undefined);
-        // A compaction of the search or knowledge tables writes outside the writers too; none starts while
-        // backingUp is set.
-        await this.compactionsSettled();
+        // A compaction of the search tables writes outside the writers too; none starts while backingUp is set.
+        await this.compactingSearch?.catch(() => undefined);
         return await this.gate.exclusive(() => backupStore(this.uri, targetDir, Object.values(this.tables) as TableWriter[]));
       } finally {
         this.backingUp = null;
@@ -1180,26 +1112,26 @@ class LanceStorage implements LanceStore {
   }
 
   /** With several daemons on one store, one of them maintains it at a time; the others skip their pass. */
-  private async leasedMaintenance(all: boolean): Promise<MaintenanceReport> {
-    if (!this.leases) return this.runMaintenance(all);
+  private async leasedMaintenance(searchTables: boolean): Promise<MaintenanceReport> {
+    if (!this.leases) return this.runMaintenance(searchTables);
     const claim = await this.leases.claim('maintenance');
     if (!claim) {
       this.writesSinceMaintenance = 0;
       return { tables: 0, compactedFragments: 0, prunedVersions: 0, vectorIndex: 'skipped (another daemon maintains)', scalarIndexes: 0, orphanPassages: 0, durationMs: 0 };
     }
     try {
-      return await this.runMaintenance(all);
+      return await this.runMaintenance(searchTables);
     } finally {
       claim.stop();
     }
   }
 
-  /** @param all whether the pass compacts the tables compacted on their own too (index builds always run). */
-  private async runMaintenance(all: boolean): Promise<MaintenanceReport> {
+  /** @param searchTables whether the pass compacts the memories and passages tables too (index builds always run). */
+  private async runMaintenance(searchTables: boolean): Promise<MaintenanceReport> {
     await this.backingUp?.catch(() => undefined);
-    // A compaction of the search or knowledge tables in progress finishes first (both optimize the same
-    // tables); none starts while this pass runs. Awaited after the backup, never before: a backup waits for this pass.
-    await this.compactionsSettled();
+    // A compaction of the search tables in progress finishes first (both optimize the same tables); none
+    // starts while this pass runs. Awaited after the backup, never before: a backup waits for this pass.
+    await this.compactingSearch?.catch(() => undefined);
     const started = Date.now();
     this.writesSinceMaintenance = 0;
     let compactedFragments = 0;
@@ -1210,10 +1142,13 @@ class LanceStorage implements LanceStore {
       orphanPassages = await this.gate.exclusive(() => this.deleteOrphanPassages());
       this.orphansSwept = true;
     }
-    const covered = (Object.entries(this.tables) as [keyof Tables, TableWriter][]).filter(([name]) => all || !this.compactsOnItsOwn(name));
-    const writers = covered.map(([, writer]) => writer);
-    // The commits this pass covers no longer count towards their group's compaction.
-    for (const [name] of covered) if (isCompactedTable(name)) this.tableCommits[name] = 0;
+    const writers = (Object.entries(this.tables) as [keyof Tables, TableWriter][])
+      .filter(([name]) => searchTables || (name !== 'memories' && name !== 'chunks'))
+      .map(([, writer]) => writer);
+    if (searchTables) {
+      this.searchTableCommits.memories = 0;
+      this.searchTableCommits.chunks = 0;
+    }
     for (const writer of writers) {
       const stats = await optimizeTable(writer);
       compactedFragments += stats.compaction.fragmentsRemoved;
@@ -1309,8 +1244,8 @@ class LanceStorage implements LanceStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.maintenance.close();
-    await Promise.all(Object.values(this.compaction).map((trigger) => trigger.close()));
-    await this.compactionsSettled();
+    await this.searchCompaction.close();
+    await this.compactingSearch?.catch(() => undefined);
     await this.maintaining?.catch(() => undefined);
     await Promise.all((Object.values(this.tables) as TableWriter[]).map((writer) => writer.exclusive(async () => undefined)));
     this.db.close();
