@@ -57,7 +57,7 @@ export interface AskedQuestion {
 export interface AnswerHarness {
   readonly deps: CreatedDeps;
   /** Asks every question of the folds (each in its fold's space) once, keeping the answerer's request. */
-  ask(folds: readonly AnswerFold[], options?: { tier?: AnswerTier; label?: string }): Promise<AskedQuestion[]>;
+  ask(folds: readonly AnswerFold[], options?: { tier?: AnswerTier; label?: string; limit?: number }): Promise<AskedQuestion[]>;
   /** ask, then answerAll with the variants. */
   run(folds: readonly AnswerFold[], variants: readonly AnswerRules[], options?: { tier?: AnswerTier; label?: string }): Promise<AnswerRecord[][]>;
   close(): Promise<void>;
@@ -212,7 +212,7 @@ export async function openAnswerHarness(folds: readonly AnswerFold[], options: {
       for (const { fold, question } of questions) {
         recording.last = undefined;
         const tier = runOptions.tier ?? 'default';
-        const { ms } = await timed(() => asker.ask(deps.ownerId, { query: question.question, limit: 10, filter: { spaceId: fold.id }, tier, hybrid: true }));
+        const { ms } = await timed(() => asker.ask(deps.ownerId, { query: question.question, limit: runOptions.limit ?? 10, filter: { spaceId: fold.id }, tier, hybrid: true }));
         const request = recording.last as AnswerRequest | undefined;
         asked.push({
           fold: fold.id,

@@ -24,6 +24,22 @@ export function tokenF1(prediction: string, gold: string): number {
   const predicted = answerTokens(prediction);
   const expected = answerTokens(gold);
   if (predicted.length === 0 || expected.length === 0) return predicted.length === expected.length ? 1 : 0;
+  return f1Of(predicted, expected);
+}
+
+export function locomoF1(prediction: string, gold: string, category: number): number {
+  if (category === 1) {
+    const predictions = prediction.split(',').map((part) => part.trim());
+    const golds = gold.split(',').map((part) => part.trim());
+    return golds.reduce((sum, part) => sum + Math.max(...predictions.map((p) => tokenF1(p, part))), 0) / golds.length;
+  }
+  if (category === 3) return tokenF1(prediction, gold.split(';')[0] ?? gold);
+  return tokenF1(prediction, gold);
+}
+
+/** Token F1 of two token lists (LoCoMo's, on already normalised and stemmed tokens). */
+function f1Of(predicted: readonly string[], expected: readonly string[]): number {
+  if (predicted.length === 0 || expected.length === 0) return 0;
   const counts = new Map<string, number>();
   for (const token of expected) counts.set(token, (counts.get(token) ?? 0) + 1);
   let common = 0;
@@ -40,12 +56,29 @@ export function tokenF1(prediction: string, gold: string): number {
   return (2 * precision * recall) / (precision + recall);
 }
 
-export function locomoF1(prediction: string, gold: string, category: number): number {
-  if (category === 1) {
-    const predictions = prediction.split(',').map((part) => part.trim());
-    const golds = gold.split(',').map((part) => part.trim());
-    return golds.reduce((sum, part) => sum + Math.max(...predictions.map((p) => tokenF1(p, part))), 0) / golds.length;
+/** The best token F1 of any contiguous span of `text` against the gold tokens (spans up to twice its length). */
+export function bestSpanF1(text: string, gold: readonly string[]): number {
+  const tokens = answerTokens(text);
+  const longest = Math.min(tokens.length, gold.length * 2 + 2);
+  const wanted = new Set(gold);
+  let best = 0;
+  for (let start = 0; start < tokens.length; start += 1) {
+    // A best span starts and ends on a gold token: others only lower its precision.
+    if (!wanted.has(tokens[start] as string)) continue;
+    for (let end = start + 1; end <= Math.min(tokens.length, start + longest); end += 1) {
+      if (!wanted.has(tokens[end - 1] as string)) continue;
+      best = Math.max(best, f1Of(tokens.slice(start, end), gold));
+    }
   }
-  if (category === 3) return tokenF1(prediction, gold.split(';')[0] ?? gold);
-  return tokenF1(prediction, gold);
+  return best;
+}
+
+/** The oracle over several texts: LoCoMo's per-part average for multi-hop, the best span otherwise. */
+export function oracleF1(texts: readonly string[], gold: string, category: number): number {
+  const parts = category === 1 ? gold.split(',').map((part) => part.trim()).filter(Boolean) : [gold];
+  const scores = parts.map((part) => {
+    const tokens = answerTokens(part);
+    return texts.reduce((best, text) => Math.max(best, bestSpanF1(text, tokens)), 0);
+  });
+  return scores.length === 0 ? 0 : scores.reduce((sum, value) => sum + value, 0) / scores.length;
 }

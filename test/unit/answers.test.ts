@@ -380,6 +380,18 @@ describe('the built-in extractive answerer', () => {
     expect((await answer('Where was the pottery class?', none)).text).toBe('the kids loved the pottery class.');
   });
 
+  it('answers "who" with a name, never with the capitalised word that opens a line nor a quoted title', async () => {
+    // "Yep" opens the line: no memory names anyone so; the line is the answer then (no name to give).
+    const yep = [source('y', 'John: Yep, we raised a lot of money for victims of domestic abuse.')];
+    expect((await answer('Who did John work with to raise funds for victims of domestic abuse?', yep)).text).toBe(yep[0]?.content);
+    // A leading word the memories name elsewhere is a name.
+    const rob = [source('r', 'John: Rob invited me to a beginner yoga class.'), source('s', 'Maria: Say hi to Rob from me!', 0.5)];
+    expect((await answer('Who invited John to the yoga class?', rob)).text).toBe('Rob');
+    // The one who sings a song is the name after its quoted title, not the title.
+    const song = [source('b', 'Caroline: "Brave" by Sara Bareilles always makes me feel courageous.')];
+    expect((await answer('Who sings the song that makes Caroline feel courageous?', song)).text).toBe('Sara Bareilles');
+  });
+
   it('adds close runners-up up to the tier, best first', async () => {
     const sources = [
       source('a', 'Jon opened a dance studio in Berlin.', 0.7),

@@ -37,9 +37,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8767,1.3914,0.8553,-0.4357,-0.4448,0.2791,1.7292,-2.7173,2.3204,-0.2982,-0.1232,-0.3709], listNames: true, namedThings: true, listParts: true, abstention: { bias: 1.018826, weights: [-0.446397, -1.264441, -2.055008, -0.566987, 0.954466, 0.170728, 1.160979, -0.140005, 3.74923, 1.565743, 2.963835] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8844,1.3873,0.8536,-0.4363,-0.4465,0.2767,1.7254,-2.7203,2.319,-0.2969,-0.1224,-0.3719], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.962553, weights: [-0.426998, -1.296577, -2.063488, -0.549262, 0.965125, 0.104365, 1.109481, -0.123005, 3.753599, 1.55583, 2.988826] } },
   calibration: {
     facts: [],
-    passages: [[0.643, 0.092], [0.727, 0.098], [0.747, 0.135], [0.774, 0.135], [0.829, 0.312], [0.916, 0.462], [0.977, 0.596]],
+    passages: [[0.643, 0.092], [0.727, 0.098], [0.748, 0.135], [0.774, 0.135], [0.828, 0.31], [0.915, 0.462], [0.977, 0.596]],
   },
 };

@@ -222,7 +222,7 @@ function isCompound(question: string): boolean {
  * (those the question does not already name), a number with its unit for how many/much/long. Undefined when
  * the sentence holds none: the sentence itself is the answer then.
  */
-function answerSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>): string | undefined {
+function answerSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string> = new Set()): string | undefined {
   if (kind === 'who' || kind === 'where') {
     const asked = (name: string) => questionNames.has(name.toLowerCase()) || [...questionNames].some((q) => q.includes(name.toLowerCase()));
     const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -237,10 +237,17 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
     // with names joined to it by "and" ("Caroline and Melanie").
     const label = speakerLabel(sentence);
     const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
+    // A title in quotes is what was made, not who made it ("\"Brave\" by Sara Bareilles").
+    const quoted = [...text.matchAll(/["“][^"“”]{1,80}["”]/gu)].map((match) => [match.index ?? 0, (match.index ?? 0) + match[0].length] as const);
+    const leading = text.length - text.trimStart().length;
     const names = properNouns(`and ${text}`)
       .filter((name) => !asked(name))
       .map((name) => ({ name, at: text.indexOf(name) }))
-      .filter((entry) => entry.at >= 0)
+      .filter((entry) => entry.at >= 0 && !quoted.some(([from, to]) => entry.at > from && entry.at < to))
+      // The line's first word is capitalised whatever it is: an interjection or an address set off by a comma
+      // ("Yep, ...", "Yet, ..."), a word in -ing or -ed ("Nothing beats...", "Seeing them..."), a stopword
+      // name no one, unless the memories name it elsewhere (a speaker, a capitalised word inside a sentence).
+      .filter((entry) => entry.at !== leading || entry.name.includes(' ') || known.has(entry.name.toLowerCase()) || !openerWord(entry.name, text.slice(entry.at + entry.name.length)))
       .sort((x, y) => x.at - y.at);
     const first = label && !asked(label) ? { name: label, at: -1 } : names[0];
     if (!first) return undefined;
@@ -264,6 +271,11 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
   }
   return undefined;
 }
+/** Whether a line's capitalised first word reads as a common word rather than a name (see answerSpan). */
+function openerWord(word: string, rest: string): boolean {
+  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word);
+}
+
 /** Word tokens of a sentence with their character offsets (to measure distances in words). */
 function tokensOf(sentence: string): { word: string; at: number }[] {
   return [...sentence.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)].map((match) => ({ word: stem(match[0].toLowerCase()), at: match.index ?? 0 }));
@@ -684,10 +696,13 @@ export class BuiltinLanguageModel implements LanguageModel {
     } else {
       // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
       // to the question's words there (the name right after "signed with", not the one that asked).
+      const known = new Set(
+        request.sources.flatMap((source) => [speakerLabel(source.content) ?? '', ...properNouns(source.content.replace(/^[^:]{1,40}:\s/u, ''))]).map((name) => name.toLowerCase()),
+      );
       const typed = ranked
         .slice(0, Math.max(1, this.rules.window))
         .map((candidate) => {
-          const span = answerSpan(kind, candidate.text, questionNames);
+          const span = answerSpan(kind, candidate.text, questionNames, known);
           if (!span) return undefined;
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
           return { candidate, span, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
