@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only scale,locomo,scifact,ingest,load,overhead,query,answers,fuzz,cli,search-phases,shared-store] [-- --locomo FILE] [-- --scifact DIR]`:
+ * `npm run bench [-- --quick] [-- --only scale,locomo,scifact,ingest,load,overhead,query,answers,fuzz,cli,search-phases,embedder,shared-store] [-- --locomo FILE] [-- --scifact DIR]`:
  * builds (npm does), runs the chosen benchmarks one after another (all of them; with --quick alone,
  * scale, locomo, scifact, overhead and cli), each against its own fresh daemon,
  * prints every figure, and writes bench/results/latest.json (machine, mem version, date, figures).
@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { runAnswers } from './answers.js';
 import { runFuzz } from './fuzz.js';
 import { runCliBench } from './cli.js';
+import { runEmbedderBench } from './embedder.js';
 import { runSearchPhases } from './search-phases.js';
 import { runSharedStore } from './shared-store.js';
 import { runOverhead } from './overhead.js';
@@ -20,7 +21,7 @@ import { runScifact } from './retrieval-beir.js';
 import { runScale } from './scale.js';
 import { VERSION } from '../src/version.js';
 
-const BENCHMARKS = ['scale', 'locomo', 'scifact', 'ingest', 'load', 'overhead', 'query', 'answers', 'fuzz', 'cli', 'search-phases', 'shared-store'] as const;
+const BENCHMARKS = ['scale', 'locomo', 'scifact', 'ingest', 'load', 'overhead', 'query', 'answers', 'fuzz', 'cli', 'search-phases', 'embedder', 'shared-store'] as const;
 /**
  * `--quick` without `--only`: the benchmarks whose quick variants together finish in under 5 minutes on
  * 2 cores (the others take minutes even when quick: `--only ingest --quick` etc. runs them).
@@ -82,6 +83,8 @@ for (const name of chosen.filter(isBenchName)) {
                   ? runCliBench({ quick: values.quick })
                 : name === 'search-phases'
                   ? runSearchPhases({ quick: values.quick })
+                : name === 'embedder'
+                  ? runEmbedderBench({ quick: values.quick })
                 : name === 'shared-store'
                   ? runSharedStore({ quick: values.quick })
                   : runAnswers({ quick: values.quick }),

@@ -32,19 +32,18 @@ loading.then(
 );
 
 /**
- * One text (a query, a short save) runs through the encoder's own forward pass; several go through the
- * graph together, whose matrix products the batch shares. Both give the same vectors (use-lite-encoder.ts).
+ * Every text runs through the encoder's written-out forward pass, one after another: one text (a query, a
+ * short save) no longer pays the graph executor's bookkeeping, and batches of notes and passages cost no
+ * more than through the graph (bench/README.md, "The built-in embedder"). A text with no tokens at all (the
+ * empty string) still goes to the graph, which refuses it as it always did.
  */
 async function embed(texts: readonly string[]): Promise<Float32Array<ArrayBuffer>> {
   const { model, encoder } = await loading;
   const flat = new Float32Array(texts.length * DIMENSION);
-  const single = texts.length === 1 ? encoder.embed(model.tokenizer.encode(texts[0] ?? '')) : null;
-  if (single) {
-    flat.set(single);
-    return flat;
+  for (const [row, text] of texts.entries()) {
+    const vector = encoder.embed(model.tokenizer.encode(text)) ?? (await model.embed([text]))[0] ?? [];
+    flat.set(vector, row * DIMENSION);
   }
-  const vectors = await model.embed([...texts]);
-  vectors.forEach((vector, row) => flat.set(vector, row * DIMENSION));
   return flat;
 }
 

@@ -5,8 +5,8 @@
  * Why: the converted graph is built for padded batches of sparse input. Run for one text it still executes
  * its 317 nodes through tfjs's graph executor, most of them shape bookkeeping (gathering, scattering and
  * masking the tokens of a batch), and that bookkeeping costs about a third of a query's embedding on top of
- * the matrix products. A search or a single save embeds one text, so that is the path written out here;
- * batches of several texts still go through the graph, which shares its products across the batch.
+ * the matrix products. Written out for one text there is no padding either, so a batch embedded text by
+ * text costs no more than the graph's padded batch (bench/README.md, "The built-in embedder").
  *
  * The arithmetic is the graph's, step for step: token embeddings plus the sinusoidal timing signal, two
  * transformer layers (layer norm first, four heads, a projection of the residual where the width grows from
