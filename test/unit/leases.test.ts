@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { Field, Float64, Schema, Utf8 } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreLeases, type LeaseStore } from '../../src/core/cluster/leases.js';
 import { openLanceStore, type LanceStore } from '../../src/store/lancedb/lancedb-store.js';
-import { isCommitConflict } from '../../src/store/lancedb/table-writer.js';
+import { isCommitConflict, TableWriter } from '../../src/store/lancedb/table-writer.js';
 
 /**
  * Leases through two separate store handles on one directory (as two daemons would hold them): the
@@ -126,8 +128,27 @@ describe('commit conflicts', () => {
     expect(isCommitConflict(new Error('Retryable commit conflict for version 12: This Update transaction was preempted by concurrent transaction Rewrite'))).toBe(true);
     expect(isCommitConflict(new Error('Commit conflict for version 3'))).toBe(true);
     expect(isCommitConflict(new Error('lance error: Too many concurrent writers. Attempted 5 times'))).toBe(true);
+    expect(isCommitConflict(new Error('lance error: Incompatible transaction: This Update transaction is incompatible with concurrent transaction Overwrite at version 2.'))).toBe(true);
     expect(isCommitConflict(new Error('Table not found'))).toBe(false);
     expect(isCommitConflict(new Error('LanceError(IO): permission denied'))).toBe(false);
+  });
+
+  it('a write through a handle whose table another daemon created again (an overwrite) lands on the latest version (two daemons starting on one fresh store)', async () => {
+    const overwritten = mkdtempSync(join(tmpdir(), 'mem-overwrite-'));
+    try {
+      const schema = new Schema([new Field('name', new Utf8(), false), new Field('expires_at', new Float64(), false)]);
+      const [mine, theirs] = [await lancedb.connect(overwritten), await lancedb.connect(overwritten)];
+      const writer = new TableWriter(await mine.createEmptyTable('leases', schema, { mode: 'create', existOk: true }));
+      await writer.append([{ name: 'registry', expires_at: 1 }]);
+      // The other daemon's create of the same table commits as an overwrite on top; then it adds its row.
+      await (await theirs.createEmptyTable('leases', schema, { mode: 'overwrite' })).add([{ name: 'registry', expires_at: 5 }]);
+      const result = await writer.exclusive((table) => table.update({ where: "name = 'registry'", valuesSql: { expires_at: '9' } }));
+      expect(result.rowsUpdated).toBe(1);
+      const rows = await (await theirs.openTable('leases')).query().toArray();
+      expect(rows.map((row) => Number(row.expires_at))).toEqual([9]);
+    } finally {
+      rmSync(overwritten, { recursive: true, force: true });
+    }
   });
 
   it('concurrent updates of one row through two handles all land (retried or rebased by LanceDB)', async () => {

@@ -4,17 +4,24 @@ type Row = Record<string, unknown>;
 
 const CONFLICT_ATTEMPTS = 8;
 
-/** LanceDB's words for a commit another writer got in first ("Retryable commit conflict", "preempted"). */
+/**
+ * LanceDB's words for a commit another writer got in first ("Retryable commit conflict", "preempted"), and
+ * for one that no write on this handle's version can follow ("Incompatible transaction ... concurrent
+ * transaction Overwrite"): two daemons starting on one fresh store may both create a table, and the later
+ * create lands as an overwrite on top of the first.
+ */
 export function isCommitConflict(error: unknown): boolean {
-  return /commit conflict|conflict for version|preempted|retryable|too many concurrent writers/i.test(String(error));
+  return /commit conflict|conflict for version|preempted|retryable|too many concurrent writers|incompatible transaction/i.test(String(error));
 }
 
-async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
+async function retryConflicts<T>(table: Table, work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
       if (attempt >= CONFLICT_ATTEMPTS || !isCommitConflict(error)) throw error;
+      // After an incompatible transaction the handle stays on its version and every retry would fail alike.
+      if (/incompatible transaction/i.test(String(error))) await table.checkoutLatest();
       // Jittered backoff: daemons that collided once should not collide again in lockstep.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
     }
@@ -48,7 +55,7 @@ export class TableWriter {
     const run = this.tail.then(async () => {
       const started = performance.now();
       try {
-        return await retryConflicts(() => work(this.table));
+        return await retryConflicts(this.table, () => work(this.table));
       } finally {
         this.commits.count += 1;
         this.commits.ms += performance.now() - started;
