@@ -170,6 +170,46 @@ describe('a save repeated after a crash', () => {
     expect(await first().memories(ACCOUNT).existingIds(ids)).toHaveLength(2);
   });
 
+  it('an orphaned ingest job found again while this daemon is still claiming it runs once (the adoption timer)', async () => {
+    // A plan that runs several jobs at once: with one at a time the second run would only queue behind the first.
+    const tenant = 'usr_adopting';
+    await first().accounts.create({ id: tenant, email: '', name: 'n', company: '', tier: 'enterprise', createdAt: 1, settings: { defaultSpace: '', timezone: 'UTC', language: 'en' }, isOwner: false });
+    const ids = [newId('memory'), newId('memory'), newId('memory')];
+    const items = ids.map((_, i) => ({ content: `Adopted note ${i}: the ferry leaves at ${i + 6}.` }));
+    const now = Date.now();
+    const jobId = newId('job');
+    await first().jobs.put({ id: jobId, accountId: tenant, kind: 'ingest', status: 'processing', total: 3, completed: 0, failed: 0, error: null, payload: JSON.stringify({ items, ids, options: {} }), createdAt: now, startedAt: now, finishedAt: null });
+    // This daemon's claims wait until released: the job stays between the queue and its run meanwhile.
+    const leases = leasesOf(first());
+    let release = (): void => undefined;
+    const claimed = new Promise<void>((resolve) => (release = resolve));
+    const slow = { claim: async (name: string) => (await claimed, leases.claim(name)), heldElsewhere: (name: string) => leases.heldElsewhere(name) };
+    const source = createDocumentSource({ timeoutMs: 1000, maxBytes: 1000, maxRedirects: 0, allowPrivateNetworks: false });
+    const ingest = new IngestService({
+      storage: first(),
+      memories: memories(),
+      documents: new DocumentSaves(first(), memories()),
+      source,
+      webhooks: createWebhookSender({ allowPrivateNetworks: false }),
+      plans: PLANS,
+      webhookSecret: async () => 'unused',
+      leases: slow,
+      sharedStore: true,
+    });
+    closers.push(() => ingest.close());
+    await ingest.resume();
+    // Let pump() read the account and start the run, which now waits for its claim; then look again, as the
+    // adoption timer does every half lease.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await ingest.resume();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await ingest.onIdle();
+    expect(await first().jobs.get(tenant, jobId)).toMatchObject({ status: 'completed', completed: 3, failed: 0 });
+    // Each item once: a second run would have appended every memory row again under the same id.
+    expect((await first().memories(tenant).existingIds(ids)).sort()).toEqual([...ids].sort());
+  });
+
   it('deletePassages removes only the passages of the ids given, and reports which had any', async () => {
     const kept = await memories().save(ACCOUNT, { content: 'The lighthouse lamp was cleaned on Tuesday.' });
     const orphan = newId('memory');

@@ -116,6 +116,13 @@ export class IngestService {
   private readonly waiting: JobRecord[] = [];
   private readonly runningPerAccount = new Map<string, number>();
   private readonly running = new Map<string, Running>();
+  /**
+   * Jobs taken from the queue and not finished: from the moment pump() starts one, through its lease claim
+   * and the read of its record, until run() returns. `running` holds a job only once its items start, and a
+   * job enqueued again in between (the adoption timer of a shared store looks for orphaned jobs every half
+   * lease) would run twice under this daemon's own lease, each run saving the remaining items.
+   */
+  private readonly taken = new Set<string>();
   private readonly finished = new Set<Promise<void>>();
   private closed = false;
   private readonly now: () => number;
@@ -125,9 +132,8 @@ export class IngestService {
     this.items = new JobQueue(concurrency);
     this.fetches = new JobQueue(Math.min(concurrency, FETCH_CONCURRENCY));
     this.fileBatches = new JobQueue(FILE_BATCHES_AT_ONCE);
-    // Several daemons on one store: one item per save, as before batches. A job taken over after its daemon
-    // was killed ended with one batch's items stored twice in the e2e test (a gap in how the new holder finds
-    // what the old one stored, not found yet); items one at a time never showed it.
+    // Several daemons on one store: one item per save, as before batches. (Taken-over jobs once stored a
+    // batch's items twice in the e2e test; that was the job run twice under one lease, see `taken`.)
     this.textBatchSize = deps.sharedStore ? 1 : Math.max(1, Math.min(TEXT_BATCH, concurrency));
     this.textBatches = new JobQueue(Math.max(1, Math.floor(concurrency / this.textBatchSize)));
     this.now = deps.now ?? Date.now;
@@ -262,7 +268,7 @@ export class IngestService {
   }
 
   private enqueue(job: JobRecord): void {
-    if (this.closed || this.running.has(job.id) || this.waiting.some((waiting) => waiting.id === job.id)) return;
+    if (this.closed || this.taken.has(job.id) || this.running.has(job.id) || this.waiting.some((waiting) => waiting.id === job.id)) return;
     this.waiting.push(job);
     void this.pump();
   }
@@ -278,10 +284,12 @@ export class IngestService {
       const at = this.waiting.indexOf(job);
       if (at < 0) continue;
       this.waiting.splice(at, 1);
+      this.taken.add(job.id);
       this.runningPerAccount.set(accountId, busy + 1);
       const done: Promise<void> = this.run(job)
         .catch((error: unknown) => this.deps.onError?.(error, { jobId: job.id }))
         .finally(() => {
+          this.taken.delete(job.id);
           this.finished.delete(done);
           this.runningPerAccount.set(accountId, (this.runningPerAccount.get(accountId) ?? 1) - 1);
           void this.pump();
