@@ -5,7 +5,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AsyncSaves } from '../../src/core/async-saves.js';
 import { AuthService } from '../../src/core/auth-service.js';
-import { StoreLeases } from '../../src/core/cluster/leases.js';
+import { StoreLeases, type Leases } from '../../src/core/cluster/leases.js';
 import { newId } from '../../src/core/ids.js';
 import { KnowledgeService } from '../../src/core/knowledge/knowledge-service.js';
 import { PLANS } from '../../src/core/accounts/plans.js';
@@ -109,6 +109,23 @@ describe('a save repeated after a crash', () => {
     return { saves: new AsyncSaves(first(), memories(), queue, Date.now, leasesOf(first())), queue };
   }
 
+  /** This daemon's ingest service on the first handle (closed after the tests). */
+  function ingestService(leases: Leases, options: { readonly sharedStore?: boolean } = {}): IngestService {
+    const ingest = new IngestService({
+      storage: first(),
+      memories: memories(),
+      documents: new DocumentSaves(first(), memories()),
+      source: createDocumentSource({ timeoutMs: 1000, maxBytes: 1000, maxRedirects: 0, allowPrivateNetworks: false }),
+      webhooks: createWebhookSender({ allowPrivateNetworks: false }),
+      plans: PLANS,
+      webhookSecret: async () => 'unused',
+      leases,
+      ...options,
+    });
+    closers.push(() => ingest.close());
+    return ingest;
+  }
+
   /** The killed daemon had accepted the save and marked it processing. */
   async function acceptedSave(content: string): Promise<string> {
     const documentId = newId('memory');
@@ -148,18 +165,7 @@ describe('a save repeated after a crash', () => {
     const jobId = newId('job');
     await first().jobs.put({ id: jobId, accountId: ACCOUNT, kind: 'ingest', status: 'processing', total: 2, completed: 0, failed: 0, error: null, payload: JSON.stringify({ items, ids, options: {} }), createdAt: now, startedAt: now, finishedAt: null });
 
-    const source = createDocumentSource({ timeoutMs: 1000, maxBytes: 1000, maxRedirects: 0, allowPrivateNetworks: false });
-    const ingest = new IngestService({
-      storage: first(),
-      memories: memories(),
-      documents: new DocumentSaves(first(), memories()),
-      source,
-      webhooks: createWebhookSender({ allowPrivateNetworks: false }),
-      plans: PLANS,
-      webhookSecret: async () => 'unused',
-      leases: leasesOf(first()),
-    });
-    closers.push(() => ingest.close());
+    const ingest = ingestService(leasesOf(first()));
     await ingest.resume();
     // Right after resume() the job still waits for its account's read: onIdle() must let that read happen.
     await ingest.onIdle();
@@ -183,31 +189,31 @@ describe('a save repeated after a crash', () => {
     const leases = leasesOf(first());
     let release = (): void => undefined;
     const claimed = new Promise<void>((resolve) => (release = resolve));
-    const slow = { claim: async (name: string) => (await claimed, leases.claim(name)), heldElsewhere: (name: string) => leases.heldElsewhere(name) };
-    const source = createDocumentSource({ timeoutMs: 1000, maxBytes: 1000, maxRedirects: 0, allowPrivateNetworks: false });
-    const ingest = new IngestService({
-      storage: first(),
-      memories: memories(),
-      documents: new DocumentSaves(first(), memories()),
-      source,
-      webhooks: createWebhookSender({ allowPrivateNetworks: false }),
-      plans: PLANS,
-      webhookSecret: async () => 'unused',
-      leases: slow,
-      sharedStore: true,
-    });
-    closers.push(() => ingest.close());
+    let claimRequested = (): void => undefined;
+    const requested = new Promise<void>((resolve) => (claimRequested = resolve));
+    let claims = 0;
+    const slow: Leases = {
+      claim: async (name) => {
+        claims += 1;
+        claimRequested();
+        await claimed;
+        return leases.claim(name);
+      },
+      heldElsewhere: (name) => leases.heldElsewhere(name),
+    };
+    const ingest = ingestService(slow, { sharedStore: true });
     await ingest.resume();
-    // Let pump() read the account and start the run, which now waits for its claim; then look again, as the
-    // adoption timer does every half lease.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The run now waits for its claim; look again, as the adoption timer does every half lease, and give a
+    // second run (were it started) the time to reach its own claim.
+    await requested;
     await ingest.resume();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     release();
     await ingest.onIdle();
     expect(await first().jobs.get(tenant, jobId)).toMatchObject({ status: 'completed', completed: 3, failed: 0 });
     // Each item once: a second run would have appended every memory row again under the same id.
     expect((await first().memories(tenant).existingIds(ids)).sort()).toEqual([...ids].sort());
+    expect(claims).toBe(1);
   });
 
   it('deletePassages removes only the passages of the ids given, and reports which had any', async () => {
