@@ -118,9 +118,9 @@ export class IngestService {
   private readonly running = new Map<string, Running>();
   /**
    * Jobs taken from the queue and not finished: from the moment pump() starts one, through its lease claim
-   * and the read of its record, until run() returns. `running` holds a job only once its items start, and a
-   * job enqueued again in between (the adoption timer of a shared store looks for orphaned jobs every half
-   * lease) would run twice under this daemon's own lease, each run saving the remaining items.
+   * and the read of its record, until run() returns (`running` holds a job only once its items start). A job
+   * enqueued again in between (the adoption timer of a shared store looks for orphaned jobs every half lease)
+   * would run twice under this daemon's own lease, each run saving the remaining items.
    */
   private readonly taken = new Set<string>();
   private readonly finished = new Set<Promise<void>>();
@@ -268,7 +268,7 @@ export class IngestService {
   }
 
   private enqueue(job: JobRecord): void {
-    if (this.closed || this.taken.has(job.id) || this.running.has(job.id) || this.waiting.some((waiting) => waiting.id === job.id)) return;
+    if (this.closed || this.taken.has(job.id) || this.waiting.some((waiting) => waiting.id === job.id)) return;
     this.waiting.push(job);
     void this.pump();
   }

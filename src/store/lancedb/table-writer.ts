@@ -11,7 +11,11 @@ const CONFLICT_ATTEMPTS = 8;
  * create lands as an overwrite on top of the first.
  */
 export function isCommitConflict(error: unknown): boolean {
-  return /commit conflict|conflict for version|preempted|retryable|too many concurrent writers|incompatible transaction/i.test(String(error));
+  return /commit conflict|conflict for version|preempted|retryable|too many concurrent writers/i.test(String(error)) || isIncompatible(error);
+}
+
+function isIncompatible(error: unknown): boolean {
+  return /incompatible transaction/i.test(String(error));
 }
 
 async function retryConflicts<T>(table: Table, work: () => Promise<T>): Promise<T> {
@@ -21,7 +25,7 @@ async function retryConflicts<T>(table: Table, work: () => Promise<T>): Promise<
     } catch (error) {
       if (attempt >= CONFLICT_ATTEMPTS || !isCommitConflict(error)) throw error;
       // After an incompatible transaction the handle stays on its version and every retry would fail alike.
-      if (/incompatible transaction/i.test(String(error))) await table.checkoutLatest();
+      if (isIncompatible(error)) await table.checkoutLatest();
       // Jittered backoff: daemons that collided once should not collide again in lockstep.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
     }
