@@ -34,14 +34,15 @@ loading.then(
 /**
  * Every text runs through the encoder's written-out forward pass, one after another: one text (a query, a
  * short save) no longer pays the graph executor's bookkeeping, and batches of notes and passages cost no
- * more than through the graph (bench/README.md, "The built-in embedder"). A text with no tokens at all (the
- * empty string) still goes to the graph, which refuses it as it always did.
+ * more than through the graph (bench/README.md, "The built-in embedder"). Every non-empty text has a token,
+ * and the pool never sends an empty one (it sends ' ' instead).
  */
 async function embed(texts: readonly string[]): Promise<Float32Array<ArrayBuffer>> {
   const { model, encoder } = await loading;
   const flat = new Float32Array(texts.length * DIMENSION);
   for (const [row, text] of texts.entries()) {
-    const vector = encoder.embed(model.tokenizer.encode(text)) ?? (await model.embed([text]))[0] ?? [];
+    const vector = encoder.embed(model.tokenizer.encode(text));
+    if (!vector) throw new Error('Nothing to embed: the text has no tokens.');
     flat.set(vector, row * DIMENSION);
   }
   return flat;
