@@ -1,5 +1,6 @@
 import { constants, mkdirSync, readFileSync } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { SaveService } from '../src/core/save-service.js';
 import type { Logger } from 'pino';
 import { MemError } from '../src/errors.js';
@@ -55,18 +56,21 @@ import { LoadMonitor } from './load-monitor.js';
 const LOAD_WINDOW_SECONDS = 10;
 
 /**
- * Requests per lane that run at once and that may wait (see Admission). Sixteen searches or writes at once
- * keep both cores and the embedding workers busy (concurrent query embeddings share a worker's batch); past
- * that, more at once only interleave their CPU work and lengthen every one of them, so they wait in order
- * instead. On a machine shared with other busy processes a lower limit also lowers the daemon's share of the
- * cores (bench/README.md, load).
+ * Requests per lane that run at once and that may wait (see Admission), per core. A search or a save is CPU
+ * work on every thread kind (the main thread, the embedding workers, LanceDB's pool): past a few per core,
+ * more at once only interleave that work, and each costs more CPU (LanceDB's most: 23 ms per request with
+ * one client, 32 with 16 at once, 40 with 48 at once), so the daemon serves fewer. Two searches and two
+ * writes per core, four reads (cheap, mostly waiting on LanceDB), served more per second than sixteen of
+ * each and than half as many, at 16 and at 64 clients (2 cores; bench/README.md, "Lanes per core").
  */
-const ADMISSION_LIMITS: Readonly<Record<Lane, LaneLimits>> = {
-  read: { concurrency: 16, maxQueued: 1024 },
-  search: { concurrency: 16, maxQueued: 512 },
-  write: { concurrency: 16, maxQueued: 512 },
-  bulk: { concurrency: 2, maxQueued: 32 },
-};
+function admissionLimits(cores: number): Readonly<Record<Lane, LaneLimits>> {
+  return {
+    read: { concurrency: 4 * cores, maxQueued: 1024 },
+    search: { concurrency: 2 * cores, maxQueued: 512 },
+    write: { concurrency: 2 * cores, maxQueued: 512 },
+    bulk: { concurrency: 2, maxQueued: 32 },
+  };
+}
 
 const EMPTY_EMBEDDER_LOAD = { workers: 0, queued: { interactive: 0, background: 0 }, batches: 0, texts: 0, queuedMs: 0, workingMs: 0 };
 
@@ -79,7 +83,7 @@ export interface CreateDepsOptions {
   readonly embedder?: EmbeddingModel;
   /** Plan limits (tests shrink them to reach a limit quickly); the spec's table by default. */
   readonly plans?: PlanTable;
-  /** Lanes' slots and queues (tests shrink them to fill a lane); ADMISSION_LIMITS by default. */
+  /** Lanes' slots and queues (tests shrink them to fill a lane); admissionLimits() by default. */
   readonly admissionLimits?: Readonly<Record<Lane, LaneLimits>>;
 }
 
@@ -325,7 +329,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   });
   const backups = new BackupService({ storage, memVersion: VERSION });
 
-  const admission = new Admission(options.admissionLimits ?? ADMISSION_LIMITS);
+  const admission = new Admission(options.admissionLimits ?? admissionLimits(availableParallelism()));
   const timings = new RequestTimings(LOAD_WINDOW_SECONDS * 1000);
   const monitor = new LoadMonitor(
     {
