@@ -33,12 +33,17 @@ type WorkerMessage =
   | { type: 'result'; id: number; flat: Float32Array; count: number };
 
 const DIMENSION = 512;
-/** Batches of 8-32 run at ~90-95 sentences/s on one core, versus ~38/s one at a time (STACK.md). */
+/**
+ * Texts per message to a worker. The worker runs each text through the encoder on its own (no padding:
+ * use-lite-encoder.ts), so a batch costs the sum of its texts and saves only messages; its size bounds
+ * how long a worker is held.
+ */
 const MAX_BATCH = 32;
 /**
  * Background texts go to a worker in smaller batches: a worker cannot be interrupted, so an interactive
- * text that arrives while both workers embed background batches waits for the first to finish. Eight still
- * has the batch speed-up, and holds a worker ~90 ms instead of ~350.
+ * text that arrives while both workers embed background batches waits for the first to finish. Eight hold a
+ * worker ~60-90 ms; batches of two did not measurably shorten searches during an ingest (bench/README.md,
+ * "Embedding workers: two levers dropped").
  */
 const MAX_BACKGROUND_BATCH = 8;
 /**
@@ -48,9 +53,12 @@ const MAX_BACKGROUND_BATCH = 8;
  */
 const INTERACTIVE_RESERVE_MS = 300;
 /**
- * Interactive texts that arrive while a worker embeds other interactive ones wait for it and go together
- * (a text embedded alone costs about twice its share of a batch: STACK.md), unless this many wait: then a second worker
- * takes them. A lone request never waits: with no interactive batch in flight its text goes at once.
+ * Interactive texts that arrive while a worker embeds other interactive ones wait for it and go together,
+ * unless this many wait: then a second worker takes them. A lone request never waits: with no interactive
+ * batch in flight its text goes at once. A batch no longer costs less per text than its texts one by one,
+ * but the core a second worker would take goes to the rest of the requests' work (LanceDB, the main
+ * thread): handing every waiting query to a free worker at once served 0.88-0.90x the requests per second at
+ * 16 clients (bench/README.md, "Embedding workers: two levers dropped").
  */
 const SPREAD_INTERACTIVE_AT = 8;
 /** USE-lite works on sentences and short passages; longer input only costs time. */
@@ -67,7 +75,7 @@ export interface BuiltinEmbeddingOptions {
 /**
  * The built-in, offline embedder: Universal Sentence Encoder lite (512-d, weights shipped in the npm
  * package) running in worker threads. Concurrent requests are micro-batched: whatever texts are waiting
- * when a worker frees up go to it together.
+ * when a worker frees up go to it together, and the worker embeds them one after another.
  *
  * The pool is elastic: one worker runs from init(); more (up to `maxWorkers`) start when texts are left
  * waiting because every worker is busy (bulk imports, concurrent saves), and stop again after `idleMs`
