@@ -65,6 +65,31 @@ describe('LanceDB memory store', () => {
     expect(await store.get(record.id)).toEqual(record);
   });
 
+  it("finds an account's nearest passages when another account's lie nearer, and the nearest of all when they are its own", async () => {
+    const near = storage.memories('usr_near');
+    const far = storage.memories('usr_far');
+    const query = vec(1, 0.2, 0, 0);
+    // usr_near's passages all lie nearer the query than any of usr_far's.
+    const nearIds: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const record = memory();
+      nearIds.push(record.id);
+      await near.insert(record, [{ seq: 0, text: `near ${i}`, vector: vec(1, 0.2 + i * 0.05, 0, 0) }]);
+    }
+    const farIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const record = memory();
+      farIds.push(record.id);
+      await far.insert(record, [{ seq: 0, text: `far ${i}`, vector: vec(0.2, 1 + i, 0.5, 0) }]);
+    }
+    // The nearest of all are usr_near's: the search keeps its k nearest, in order.
+    expect((await near.vectorSearch(query, {}, 3)).map((hit) => hit.memoryId)).toEqual(nearIds.slice(0, 3));
+    // usr_far's nearest are behind usr_near's: the search still finds them, in order.
+    expect((await far.vectorSearch(query, {}, 2)).map((hit) => hit.memoryId)).toEqual(farIds.slice(0, 2));
+    // An account with fewer passages than asked for gets them all.
+    expect((await far.vectorSearch(query, {}, 5)).map((hit) => hit.memoryId)).toEqual(farIds);
+  });
+
   it('scopes every read and write to the account', async () => {
     const a = storage.memories('usr_scope_a');
     const b = storage.memories('usr_scope_b');

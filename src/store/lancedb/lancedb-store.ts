@@ -388,6 +388,11 @@ function filterPredicate(accountId: string, filter: MemoryFilter): Predicate {
   );
 }
 
+/** The filter narrows a search to its account and nothing else (no space, tags or dates). */
+function accountOnly(filter: MemoryFilter): boolean {
+  return filter.spaceId === undefined && !(filter.tags && filter.tags.length > 0) && filter.after === undefined && filter.before === undefined;
+}
+
 /** LanceDB ordering of a sort key; missing values (NULL updated_at) last in both directions, as in core. */
 function ordering(key: SortKey): { columnName: string; ascending: boolean; nullsFirst: boolean } {
   const field = key.field;
@@ -583,14 +588,22 @@ class LanceMemoryStore implements MemoryStore {
   }
 
   async vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]> {
-    const rows = await this.tables.chunks.table
-      .query()
-      .nearestTo(vector)
-      .distanceType('cosine')
-      .where(filterPredicate(this.accountId, filter))
-      .select(['memory_id', 'seq', 'text', '_distance'])
-      .limit(k)
-      .toArray();
+    const search = (postfilter: boolean) => {
+      const query = this.tables.chunks.table.query().nearestTo(vector).distanceType('cosine').where(filterPredicate(this.accountId, filter));
+      return (postfilter ? query.postfilter() : query).select(['memory_id', 'seq', 'text', '_distance']).limit(k).toArray();
+    };
+    // Without a vector index LanceDB compares the query with every passage, and a filter applied first
+    // (prefilter) costs about twice a scan of them all (bench/README.md, "Vector search: the account
+    // filter after the scan"). A search filtered by its account alone, in a store most of whose passages
+    // are that account's, first takes the k nearest passages of all and keeps this account's: when all k
+    // are, they are exactly the k nearest of the account's; when not (other accounts' passages among them,
+    // or the account holds fewer than k), the filtered search answers.
+    let rows: Row[] | null = null;
+    if (accountOnly(filter)) {
+      rows = (await search(true)) as Row[];
+      if (rows.length < k) rows = null;
+    }
+    rows ??= (await search(false)) as Row[];
     return rows.map((row: Row) => ({
       memoryId: str(row, 'memory_id'),
       seq: num(row, 'seq'),
