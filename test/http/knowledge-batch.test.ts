@@ -26,7 +26,17 @@ let together: TestApp;
 beforeAll(async () => {
   for (let i = 0; i < 2; i++) homes.push(tempHome());
   oneByOne = await createTestApp({ home: homes[0] });
-  together = await createTestApp({ home: homes[1] });
+  // Every save in flight at once, whatever the machine's cores (the write lane admits two per core): the
+  // test is about how saves that run together share knowledge commits, not about admission.
+  together = await createTestApp({
+    home: homes[1],
+    admissionLimits: {
+      read: { concurrency: 16, maxQueued: 64 },
+      search: { concurrency: 16, maxQueued: 64 },
+      write: { concurrency: NOTES.length, maxQueued: 64 },
+      bulk: { concurrency: 2, maxQueued: 8 },
+    },
+  });
 });
 
 afterAll(async () => {
