@@ -593,7 +593,7 @@ class LanceMemoryStore implements MemoryStore {
       return (postfilter ? query.postfilter() : query).select(['memory_id', 'seq', 'text', '_distance']).limit(k).toArray();
     };
     // Without a vector index LanceDB compares the query with every passage, and a filter applied first
-    // (prefilter) costs about twice a scan of them all (bench/README.md, "Vector search: the account
+    // (prefilter) costs 1.4-2.2x a scan of them all (bench/README.md, "Vector search: the account
     // filter after the scan"). A search filtered by its account alone, in a store most of whose passages
     // are that account's, first takes the k nearest passages of all and keeps this account's: when all k
     // are, they are exactly the k nearest of the account's; when not (other accounts' passages among them,
