@@ -11,7 +11,7 @@ export function loadRows(load: LoadStatus, topTypes = 6): [string, string][] {
     .map(([name, share]) => `${name.replace(/-worker$/, '')} ${share.toFixed(2)}`)
     .join(', ');
   const lanes = Object.entries(load.lanes)
-    .map(([lane, state]) => `${lane} ${state.running} running, ${state.queued} waiting${state.rejected ? `, ${state.rejected} refused` : ''}`)
+    .map(([lane, state]) => `${lane} ${state.running}/${state.concurrency} running, ${state.queued} waiting${state.rejected ? `, ${state.rejected} refused` : ''}`)
     .join(' · ');
   const rows: [string, string][] = [
     [

@@ -182,6 +182,9 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
     expect(load.eventLoop.delayP99Ms).toBeGreaterThanOrEqual(0);
     expect(load.cpu.process).toBeGreaterThanOrEqual(0);
     expect(load.lanes.search.rejected).toBeGreaterThanOrEqual(1);
+    // The lanes' limits as this app set them.
+    expect(load.lanes.search).toMatchObject({ concurrency: 1, maxQueued: 1 });
+    expect(load.lanes.read).toMatchObject({ concurrency: 4, maxQueued: 8 });
     const search = load.requests.find((entry: { type: string }) => entry.type === 'POST /v1/search');
     expect(search.count).toBeGreaterThanOrEqual(2);
     expect(search.queuedMs.p99).toBeGreaterThan(0);

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { Admission, type LaneLimits } from '../../src/core/scheduling/admission.js';
 import { MemError } from '../../src/errors.js';
+import type { LoadStatus } from '../../src/api/contract.js';
+import { loadRows } from '../../src/cli/load-rows.js';
+
+/** A load section with nothing in it but what `mem status` needs to render its rows. */
+const STATUS_LOAD: Omit<LoadStatus, 'lanes'> = {
+  windowSeconds: 10,
+  eventLoop: { delayP50Ms: 1, delayP99Ms: 2, delayMaxMs: 3, utilization: 0.1 },
+  cpu: { process: 0.5, main: 0.2, workers: {}, other: 0.3 },
+  requests: [],
+  embedder: null,
+  commits: null,
+};
 
 const limits = (search: LaneLimits, read: LaneLimits = { concurrency: 2, maxQueued: 2 }) => ({
   read,
@@ -17,7 +29,8 @@ describe('admission lanes', () => {
     const order: number[] = [];
     const waiting = [3, 4, 5].map((n) => admission.enter('search').then((admitted) => (order.push(n), admitted)));
     await Promise.resolve();
-    expect(admission.load().search).toMatchObject({ running: 2, queued: 3 });
+    expect(admission.load().search).toMatchObject({ running: 2, queued: 3, concurrency: 2, maxQueued: 10 });
+    expect(loadRows({ ...STATUS_LOAD, lanes: admission.load() }).find(([name]) => name === 'queues')?.[1]).toContain('search 2/2 running, 3 waiting');
     first.release();
     second.release();
     const third = await waiting[0];

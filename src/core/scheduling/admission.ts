@@ -18,6 +18,9 @@ export interface LaneLimits {
 export interface LaneLoad {
   readonly running: number;
   readonly queued: number;
+  /** The lane's limits: requests that run at once, and that may wait. */
+  readonly concurrency: number;
+  readonly maxQueued: number;
   readonly admitted: number;
   readonly rejected: number;
 }
@@ -81,7 +84,14 @@ export class Admission {
   }
 
   load(): Record<Lane, LaneLoad> {
-    const view = (state: LaneState): LaneLoad => ({ running: state.running, queued: state.waiting.length, admitted: state.admitted, rejected: state.rejected });
+    const view = (state: LaneState): LaneLoad => ({
+      running: state.running,
+      queued: state.waiting.length,
+      concurrency: state.limits.concurrency,
+      maxQueued: state.limits.maxQueued,
+      admitted: state.admitted,
+      rejected: state.rejected,
+    });
     return { read: view(this.lanes.read), search: view(this.lanes.search), write: view(this.lanes.write), bulk: view(this.lanes.bulk) };
   }
 
