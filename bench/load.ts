@@ -9,7 +9,8 @@
  *    the mix's writes leave and for extraction beside the reads.
  * 2. The mix of scale.ts (45% semantic search, 20% hybrid, 10% query, 10% get, 10% turbo save, 5% save) with
  *    16, 64, 64 and 16 clients (the runs' writes stay, so each finds a larger store), `--seconds` each; with
- *    `--alternate DIR` (another build) each as an A B pair on the same data, so both builds meet the same machine load; per run req/s, p50, p99, errors, 429s, and the daemon's
+ *    `--alternate DIR` (another build) each as an A B pair on the same data, so both builds meet the same
+ *    machine load; per run req/s, p50, p99, errors, 429s, and the daemon's
  *    own `load` figures at the end of the run (GET /v1/status: where the time goes), its CPU per request by
  *    thread kind during the run and the cores it got. After the runs, the searches alone again on the tables
  *    the runs' writes left (contention vs the store's state), once the background work the runs left
@@ -361,9 +362,9 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     }
     const pair: ('current' | 'alternate')[] = options.alternateFirst ? ['alternate', 'current'] : ['current', 'alternate'];
     const builds: ('current' | 'alternate')[] = options.alternate ? [...pair, ...pair] : ['current'];
-    // Every run's writes stay in the store (about a tenth more memories per run at 1,000), and each run
-    // finds more rows and fragments than the one before: runs in the order 16 64 64 16 clients, each a pair
-    // of builds with --alternate, so that this drift weighs on both client counts (and both builds) alike.
+    // Every run's writes stay in the store, and each run finds more rows and fragments than the one before:
+    // runs in the order 16 64 64 16 clients, each a pair of builds with --alternate, so that this drift
+    // weighs on both client counts (and both builds) alike.
     for (const clients of seconds > 0 ? [16, 64, 64, 16] : []) {
       for (const build of options.alternate ? pair : builds) {
         if (options.alternate) {

@@ -58,10 +58,10 @@ const LOAD_WINDOW_SECONDS = 10;
 /**
  * Requests per lane that run at once and that may wait (see Admission), per core. A search or a save is CPU
  * work on every thread kind (the main thread, the embedding workers, LanceDB's pool): past a few per core,
- * more at once only interleave that work, and each costs more CPU (LanceDB's most: 23 ms per request with
- * one client, 32 with 16 at once, 40 with 48 at once), so the daemon serves fewer. Two searches and two
- * writes per core, four reads (cheap, mostly waiting on LanceDB), served more per second than sixteen of
- * each and than half as many, at 16 and at 64 clients (2 cores; bench/README.md, "Lanes per core").
+ * more at once only interleave that work, and each costs more CPU (LanceDB's part most), so the daemon
+ * serves fewer. Two searches and two writes per core, four reads (cheap, mostly waiting on LanceDB), served
+ * more per second than sixteen of each and than half as many, at 16 and at 64 clients (measured on 2 cores:
+ * bench/README.md, "Lanes per core").
  */
 function admissionLimits(cores: number): Readonly<Record<Lane, LaneLimits>> {
   return {

@@ -559,7 +559,7 @@ const percentiles = z.object({ p50: z.number(), p99: z.number() });
 const laneLoad = z.object({
   running: z.number(),
   queued: z.number(),
-  concurrency: z.number().describe('Requests of the lane that run at once (search and write: two per core; read: four per core; bulk: 2)'),
+  concurrency: z.number().describe('Requests of the lane that run at once; more wait in its queue'),
   maxQueued: z.number().describe('Requests that may wait in the lane; one more is answered 429 RATE_LIMITED'),
   admitted: z.number().describe('Requests admitted since the start'),
   rejected: z.number().describe('Requests refused with 429 RATE_LIMITED because the lane was full, since the start'),

@@ -41,9 +41,9 @@ const DIMENSION = 512;
 const MAX_BATCH = 32;
 /**
  * Background texts go to a worker in smaller batches: a worker cannot be interrupted, so an interactive
- * text that arrives while both workers embed background batches waits for the first to finish. Eight hold a
- * worker ~60-90 ms; batches of two did not measurably shorten searches during an ingest (bench/README.md,
- * "Embedding workers: two levers dropped").
+ * text that arrives while both workers embed background batches waits for the first to finish. Batches of
+ * two did not measurably shorten searches during an ingest (bench/README.md, "Embedding workers: two levers
+ * dropped").
  */
 const MAX_BACKGROUND_BATCH = 8;
 /**
@@ -57,8 +57,8 @@ const INTERACTIVE_RESERVE_MS = 300;
  * unless this many wait: then a second worker takes them. A lone request never waits: with no interactive
  * batch in flight its text goes at once. A batch no longer costs less per text than its texts one by one,
  * but the core a second worker would take goes to the rest of the requests' work (LanceDB, the main
- * thread): handing every waiting query to a free worker at once served 0.88-0.90x the requests per second at
- * 16 clients (bench/README.md, "Embedding workers: two levers dropped").
+ * thread): handing every waiting query to a free worker at once served fewer requests per second at 16
+ * clients (bench/README.md, "Embedding workers: two levers dropped").
  */
 const SPREAD_INTERACTIVE_AT = 8;
 /** USE-lite works on sentences and short passages; longer input only costs time. */

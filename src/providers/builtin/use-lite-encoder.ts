@@ -5,8 +5,8 @@
  * Why: the converted graph is built for padded batches of sparse input. Run for one text it still executes
  * its 317 nodes through tfjs's graph executor, most of them shape bookkeeping (gathering, scattering and
  * masking the tokens of a batch), and for a short text that bookkeeping costs a large share of what the
- * matrix products cost (bench/README.md, "The built-in embedder"). Written out for one text there is no padding either, so a batch embedded text by
- * text costs no more than the graph's padded batch.
+ * matrix products cost (bench/README.md, "The built-in embedder"). Written out for one text there is no
+ * padding either, so a batch embedded text by text costs no more than the graph's padded batch.
  *
  * The arithmetic is the graph's, step for step: token embeddings plus the sinusoidal timing signal, two
  * transformer layers (layer norm first, four heads, a projection of the residual where the width grows from

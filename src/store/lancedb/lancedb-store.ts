@@ -593,8 +593,8 @@ class LanceMemoryStore implements MemoryStore {
       return (postfilter ? query.postfilter() : query).select(['memory_id', 'seq', 'text', '_distance']).limit(k).toArray();
     };
     // Without a vector index LanceDB compares the query with every passage, and a filter applied first
-    // (prefilter) costs 1.4-2.2x a scan of them all (bench/README.md, "Vector search: the account
-    // filter after the scan"). A search filtered by its account alone, in a store most of whose passages
+    // (prefilter) costs more than the scan itself, more so with more passages (bench/README.md, "Vector
+    // search: the account filter after the scan"). A search filtered by its account alone, in a store most of whose passages
     // are that account's, first takes the k nearest passages of all and keeps this account's: when all k
     // are, they are exactly the k nearest of the account's; when not (other accounts' passages among them,
     // or the account holds fewer than k), the filtered search answers.
