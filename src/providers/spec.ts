@@ -65,6 +65,11 @@ export interface AnswerSource {
    * when it was saved. Relative phrases ("yesterday") are resolved against it.
    */
   readonly date: number;
+  /**
+   * The text the memory situates itself in (the message it replies to, the section it comes from): a
+   * conversation's turn that answers a question is found through the question before it. Absent when none.
+   */
+  readonly context?: string;
 }
 
 /**

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { confidenceOf, grounding, memoryDate } from '../../src/core/answers/ask-service.js';
 import { dateReason, reminderReason } from '../../src/core/answers/reasons.js';
 import { RemindService, timeframeStart } from '../../src/core/answers/remind-service.js';
-import { countTokens, properNouns, resolveRelativeDate, sharedNames } from '../../src/core/answers/text.js';
+import { headWords } from '../../src/core/answers/question.js';
+import { contentWords, countTokens, properNouns, resolveRelativeDate, sharedNames, stem } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
@@ -134,7 +135,8 @@ describe('the built-in answerer\'s fitted rules', () => {
       source('x', 'Maria: The shelter team talked about Paris all evening.', 0.8),
       source('y', 'Maria: Last spring we moved to Denver with the shelter.', 0.6),
     ];
-    const question = 'Where did the shelter move?';
+    // "go" is in neither line (with "move", the stem of "moved" would make the lower line the best).
+    const question = 'Where did the shelter go?';
     // The best sentence holds no place after in/at/to: alone, it answers whole.
     expect((await answer(question, places, 'default')).text).toBe('Maria: The shelter team talked about Paris all evening.');
     expect((await answer(question, places, 'default', { ...PLAIN, window: 3, proximity: 0.5 })).text).toBe('Denver');
@@ -249,6 +251,45 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(await model.lines({ question: 'When did Caroline read it?', sources: lines, tier: 'default' })).toBeUndefined();
     const when = await answer('When did Caroline love books?', lines, 'default', { ...PLAIN, lineWeights: weights });
     expect(when.finish.cited).toEqual(['a']);
+  });
+
+  it('reply and head: a line whose memory replies to the question asked, or names the kind asked for, says so', async () => {
+    const turns = [
+      // The question itself, asked by the other speaker: it shares the asked words, the answer does not.
+      source('q', 'Caroline: How long have you been into art, Mel?', 0.9),
+      { ...source('a', 'Melanie: Seven years now! I find it so freeing.', 0.6), context: 'Caroline: How long have you been into art, Mel?' },
+      { ...source('b', 'Melanie: The kids loved the beach.', 0.5), context: 'Caroline: Nice weather today!' },
+    ];
+    const reply = LINE_FEATURES.indexOf('reply');
+    const model = new BuiltinLanguageModel(embedder, PLAIN);
+    const lines = await model.lines({ question: 'How long has Melanie been into art?', sources: turns, tier: 'default' });
+    const bySource = (id: string) => (lines ?? []).filter((line) => line.sourceId === id).map((line) => line.features[reply]);
+    // Every line of the replying memory carries its context's match; a context that asks nothing gives 0.
+    expect(bySource('a').every((value) => (value ?? 0) > 0.5)).toBe(true);
+    expect(bySource('b')).toEqual([0]);
+    expect(bySource('q')).toEqual([0]);
+    const weights = LINE_FEATURES.map((_, i) => (i === reply ? 5 : 0));
+    const ranked = await answer('What did Melanie say about how long she has been into art?', turns, 'default', { ...PLAIN, lineWeights: weights });
+    expect(ranked.finish.cited).toEqual(['a']);
+
+    const head = LINE_FEATURES.indexOf('head');
+    const workshops = [source('x', 'Caroline: Last Friday I went to an LGBTQ+ counseling workshop.', 0.6), source('y', 'Caroline: I attended the parade with friends.', 0.9)];
+    const headLines = await model.lines({ question: 'What workshop did Caroline attend?', sources: workshops, tier: 'default' });
+    expect(headLines?.map((line) => line.features[head])).toEqual([1, 0]);
+    const byHead = await answer('What workshop did Caroline attend?', workshops, 'default', { ...PLAIN, lineWeights: LINE_FEATURES.map((_, i) => (i === head ? 5 : 0)) });
+    expect(byHead.finish.cited).toEqual(['x']);
+  });
+
+  it('"who" is answered with a name, never with a time that opens the line ("Last Friday")', async () => {
+    const lines = [source('a', 'Last Friday Matt Patterson played at my daughter\'s birthday.', 0.8)];
+    expect((await answer('Who played at the birthday?', lines)).text).toBe('Matt Patterson');
+    // Nor with the person a reply addresses ("Hey Caroline!") or a time word ("Last night").
+    const replies = [
+      source('a', 'Melanie: Hey Caroline! Last night we had a concert for my daughter.', 0.9),
+      source('b', 'Melanie: Thanks, Caroline! It was Matt Patterson, he is so talented!', 0.8),
+    ];
+    expect((await answer('Who played the concert for Melanie\'s daughter?', replies, 'default', { ...PLAIN, window: 4 })).text).toBe('Matt Patterson');
+    expect((await answer('Who played the concert for Melanie\'s daughter?', [source('c', 'Last night Tom played for us.', 0.9)])).text).toBe('Tom');
   });
 
   it('listNames: a list question is answered with the names and titles of its lines, comma separated', async () => {
@@ -439,7 +480,24 @@ describe('answer text helpers', () => {
   it('finds names, not sentence openers or calendar words', () => {
     expect(properNouns('Met Sarah Chen from Acme Corp in Berlin on Monday. The plan is fine.')).toEqual(['Sarah Chen', 'Acme Corp', 'Berlin']);
     expect(properNouns('Preparing the quarterly review with Acme')).toEqual(['Acme']);
+    // A time that opens a line is no name, in full or in chat's short form.
+    expect(properNouns('Last Friday I met Tom. Next May we fly. Last Fri I finally took my kids.')).toEqual(['Tom']);
     expect(sharedNames('Call with Sarah about Acme Corp', 'Met Sarah Chen from Acme Corp in Berlin')).toEqual(['Sarah', 'Acme Corp']);
+  });
+
+  it('stems as search does, so that the answerer matches the forms of a word', () => {
+    expect(stem('realize')).toBe(stem('realizing'));
+    expect(stem('race')).toBe(stem('races'));
+    expect(stem('moved')).toBe(stem('move'));
+    expect(contentWords("Caroline's races")).toEqual(contentWords('Caroline race'));
+  });
+
+  it('headWords: the kind of thing a what/which question asks for', () => {
+    expect(headWords('What workshop did Caroline attend recently?')).toEqual([stem('workshop')]);
+    expect(headWords('What kind of pot did Mel make?')).toEqual([stem('pot')]);
+    expect(headWords('In which city does Jon live?')).toEqual([stem('city')]);
+    expect(headWords('What did Melanie realize?')).toEqual([]);
+    expect(headWords('Who is the CFO?')).toEqual([]);
   });
 
   it('resolves relative dates as LoCoMo writes them', () => {

@@ -75,6 +75,25 @@ describe('OllamaLanguageModel', () => {
     expect(finish?.type === 'finish' && finish.usage.promptTokens).toBe(answerPrompt(REQUEST).split(/\s+/).filter(Boolean).length);
   });
 
+  it('puts what a memory replies to beside it in the prompt, clipped', async () => {
+    const { server, model } = await setup();
+    server.script.enqueue('chat', { kind: 'text', content: ['Seven years [1].'] });
+    const reply: AnswerRequest = {
+      question: 'How long has Melanie been into art?',
+      tier: 'default',
+      sources: [
+        { id: 'mem_r', title: '', content: 'Melanie: Seven years now!', relevance: 0.8, date: Date.parse('2023-05-08T09:00:00Z'), context: 'Caroline: How long have you been into art?' },
+        { id: 'mem_l', title: '', content: 'Melanie: I love it.', relevance: 0.5, date: Date.parse('2023-05-08T09:00:00Z'), context: `Caroline: ${'so '.repeat(100)}long` },
+      ],
+    };
+    await collect(model.answer(reply));
+    const body = server.requests.find((r) => r.route === 'chat')?.body as { messages: { content: string }[] };
+    expect(body.messages[1]?.content).toContain('[1] (2023-05-08) Melanie: Seven years now! (in reply to: Caroline: How long have you been into art?)');
+    const second = body.messages[1]?.content.split('\n').find((line) => line.startsWith('[2]')) ?? '';
+    expect(second).toMatch(/\(in reply to: Caroline: so so .*…\)$/u);
+    expect(second.length).toBeLessThan(300);
+  });
+
   it('maps the tiers to the configured models', async () => {
     const { server, model } = await setup();
     expect([model.modelFor('fast'), model.modelFor('default'), model.modelFor('smart')]).toEqual(['ollama/llama3.2:1b', 'ollama/llama3.2', 'ollama/llama3.1:8b']);

@@ -37,9 +37,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8844,1.3873,0.8536,-0.4363,-0.4465,0.2767,1.7254,-2.7203,2.319,-0.2969,-0.1224,-0.3719], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.962553, weights: [-0.426998, -1.296577, -2.063488, -0.549262, 0.965125, 0.104365, 1.109481, -0.123005, 3.753599, 1.55583, 2.988826] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8362,1.0892,0.8137,-0.4104,-0.4611,0.2811,1.6303,-2.6872,2.2353,-0.5139,-0.092,-0.709,1.001,0.3224,2.3431], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.046723, weights: [-0.394302, -0.349831, -2.025841, -0.401649, 1.307422, 0.106784, 0.477011, 0.221831, 3.157545, 1.907841, 2.118458] } },
   calibration: {
     facts: [],
-    passages: [[0.643, 0.092], [0.727, 0.098], [0.748, 0.135], [0.774, 0.135], [0.828, 0.31], [0.915, 0.462], [0.977, 0.596]],
+    passages: [[0.664, 0.113], [0.761, 0.192], [0.79, 0.25], [0.833, 0.301], [0.892, 0.333], [0.938, 0.346], [0.986, 0.596]],
   },
 };

@@ -5,7 +5,7 @@ import type { MemoryFilter, MemoryRecord } from '../types.js';
 import { answerConfidence } from './answer-calibration.js';
 import { findFactAnswers, type FactLookup, type FactMatch } from './fact-answers.js';
 import { analyseQuestion } from './question.js';
-import { contentWords } from './text.js';
+import { contentWords, writtenWords } from './text.js';
 
 /** The spec's fixed answer when nothing relevant is found. */
 export const NO_RESULT_ANSWER = "I don't have enough information in your memories to answer that.";
@@ -14,7 +14,10 @@ export const NO_RESULT_ANSWER = "I don't have enough information in your memorie
  * default threshold (0.5), and any that share a word (not a stopword) with the question. Scores are
  * calibrated on large collections; the built-in embedder can rate a plain match very low ("what was that
  * quick thought?" vs "quick thought: buy a standing desk": cosine 0.02, score 0.03), while a shared
- * content word is direct evidence. Unrelated memories share no content words and are left out.
+ * content word is direct evidence. Unrelated memories share no content words and are left out. The word
+ * must be shared as written (writtenWords), not only its stem: stems admit the low-scoring memories that
+ * merely touch the question's topic ("raced" for "race"), and the answerer then picks among more wrong lines
+ * (bench/README.md, "Answers: what a reply answers").
  */
 export const ASK_THRESHOLD = 0.5;
 
@@ -157,9 +160,9 @@ export class AskService {
       }),
       this.matchingFacts(accountId, input),
     ]);
-    const questionWords = new Set(contentWords(input.query));
+    const questionWords = new Set(writtenWords(input.query));
     const relevant = (hit: SearchHit) =>
-      hit.score >= ASK_THRESHOLD || contentWords(`${hit.memory.title} ${hit.memory.content}`).some((word) => questionWords.has(word));
+      hit.score >= ASK_THRESHOLD || writtenWords(`${hit.memory.title} ${hit.memory.content}`).some((word) => questionWords.has(word));
     const context: AskContextItem[] = hits.filter(relevant).map((hit) => ({ memory: hit.memory, relevance: hit.score }));
     // A fact's source memory is part of the context even when search ranked it low: the answer cites it.
     for (const memory of matched.memories.values()) {
@@ -189,6 +192,7 @@ export class AskService {
       content: memory.author ? `${memory.author}: ${memory.content}` : memory.content,
       relevance,
       date: memoryDate(memory),
+      ...(memory.context ? { context: memory.context } : {}),
     }));
     // Search embedded the question already; the cached vector spares the answerer another embed.
     const questionVector = await this.memories.embedQuery(input.query);

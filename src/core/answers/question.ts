@@ -1,4 +1,4 @@
-import { isStopword, properNouns, words } from './text.js';
+import { contentWords, isStopword, properNouns, words } from './text.js';
 
 /**
  * What a question asks for, read the way the answerers need it: the type of the answer, the names it gives
@@ -106,4 +106,29 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     past: PAST.test(lower),
     earlier: EARLIER.test(lower),
   };
+}
+
+/** Auxiliaries that end a wh-phrase: "What workshop | did Caroline attend?". */
+const AUXILIARIES = new Set('is was are were be do does did has have had will would can could should might may'.split(' '));
+
+/**
+ * The stemmed content words of the thing a "what/which" question names as its answer's kind ("What workshop
+ * did Caroline attend?" -> workshop; "What kind of pot did Mel make?" -> pot; "Which classical musicians..."
+ * -> classic, musician): the line that answers usually names that kind next to the answer ("an LGBTQ+
+ * counseling workshop"), while lines that share only the question's other words talk around it. Empty for
+ * other questions and for "What did...?", which names no kind.
+ */
+export function headWords(question: string): string[] {
+  const tokens = words(question);
+  let at = /^(?:in|at|to|from|for|on|with)$/.test(tokens[0] ?? '') ? 1 : 0;
+  if (!/^(?:what|which)$/.test(tokens[at] ?? '')) return [];
+  at += 1;
+  if (/^(?:kinds?|types?|sorts?)$/.test(tokens[at] ?? '') && tokens[at + 1] === 'of') at += 2;
+  const head: string[] = [];
+  for (; at < tokens.length && head.length < 3; at++) {
+    const token = tokens[at] ?? '';
+    if (AUXILIARIES.has(token)) break;
+    head.push(token);
+  }
+  return at < tokens.length ? contentWords(head.join(' ')) : [];
 }

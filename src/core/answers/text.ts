@@ -3,6 +3,7 @@
  * tokens, stopwords, proper-noun phrases, and date phrases (found, and relative ones resolved against the
  * date a memory was written). Deliberately light: they run on every ask and remind, in microseconds.
  */
+import { stem as porterStem } from '../search/terms.js';
 
 const STOPWORDS = new Set(
   (
@@ -19,13 +20,18 @@ const STOPWORDS = new Set(
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+/** Weekdays as people shorten them in chat ("Last Fri"); months' short forms are also names ("Jan"). */
+const WEEKDAY_SHORT = ['Mon', 'Tue', 'Tues', 'Wed', 'Thu', 'Thur', 'Thurs', 'Fri'];
+/** Words that make a calendar word a time ("Last Friday", "Next May"): no name once the calendar word is gone. */
+const CALENDAR = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT]);
+const CALENDAR_MODIFIERS = new Set(['Last', 'Next', 'This', 'Every', 'Each', 'Early', 'Late', 'Mid', 'Since', 'Until', 'On', 'In']);
 /** Verbs and nouns that open notes ("Met Sarah", "Call Bob"): capitalised only because they come first. */
 const OPENERS = new Set(
   'met meet call called ask asked email emailed tell told send sent pay paid buy bought talk talked lunch dinner visit visited remind check review discuss discussed plan book booked follow note todo ask'.split(' '),
 );
 
 /** Capitalised words that are not names: pronouns, calendar words, sentence openers. */
-const NOT_NAMES = new Set([...MONTHS, ...WEEKDAYS, 'I', 'I\'m', 'I\'ve', 'I\'ll', 'I\'d', 'OK', 'Ok', 'Hey', 'Hi', 'Hello', 'Thanks', 'Wow', 'Yes', 'No', 'Oh']);
+const NOT_NAMES = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT, 'I', 'I\'m', 'I\'ve', 'I\'ll', 'I\'d', 'OK', 'Ok', 'Hey', 'Hi', 'Hello', 'Thanks', 'Wow', 'Yes', 'No', 'Oh']);
 
 export function isStopword(word: string): boolean {
   return STOPWORDS.has(word.toLowerCase());
@@ -36,17 +42,22 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
 }
 
-/** A crude stem so that "meeting"/"meetings"/"meet" and "review"/"reviews" match. */
+/**
+ * A word's Porter2 stem, search's own (core/search/terms.ts), so that the answerer and search agree on which
+ * words match: "realize"/"realized"/"realizing" and "race"/"races" meet, and a possessive is its name.
+ */
 export function stem(word: string): string {
-  if (word.length <= 4) return word;
-  return word.replace(/(?:ing|ed|es|s)$/u, '') || word;
+  return porterStem(word.replace(/['’]s$/u, ''));
+}
+
+/** Content words as written (lower-cased, not stemmed): stopwords and one-letter tokens removed. */
+export function writtenWords(text: string): string[] {
+  return words(text).filter((word) => word.length > 1 && !STOPWORDS.has(word));
 }
 
 /** Stemmed content words: stopwords and one-letter tokens removed. */
 export function contentWords(text: string): string[] {
-  return words(text)
-    .filter((word) => word.length > 1 && !STOPWORDS.has(word))
-    .map(stem);
+  return writtenWords(text).map(stem);
 }
 
 /** Tokens as a reader counts them: words, numbers and punctuation marks. */
@@ -84,10 +95,22 @@ export function properNouns(text: string): string[] {
         else if (parts.length > 1) parts = parts.slice(1);
       }
       parts = parts.map((part) => part.replace(/['’]s$/u, ''));
-      while (parts.length > 0 && NOT_NAMES.has(parts[0] ?? '')) parts = parts.slice(1);
-      while (parts.length > 0 && NOT_NAMES.has(parts[parts.length - 1] ?? '')) parts = parts.slice(0, -1);
-      const phrase = parts.join(' ').trim();
-      if (phrase.length > 1 && !isStopword(phrase)) found.set(phrase.toLowerCase(), phrase);
+      // Words that are no names (pronouns, calendar words) split a run: "Last Friday Matt Patterson" holds
+      // one name. A word that only made a calendar word a time ("Last" of "Last Friday") names nothing.
+      const segments: string[][] = [[]];
+      for (const part of parts) {
+        if (!NOT_NAMES.has(part)) {
+          segments[segments.length - 1]?.push(part);
+          continue;
+        }
+        const before = segments[segments.length - 1] ?? [];
+        if (CALENDAR.has(part) && before.length === 1 && CALENDAR_MODIFIERS.has(before[0] ?? '')) before.pop();
+        segments.push([]);
+      }
+      for (const segment of segments) {
+        const phrase = segment.join(' ').trim();
+        if (phrase.length > 1 && !isStopword(phrase)) found.set(phrase.toLowerCase(), phrase);
+      }
     }
   }
   return [...found.values()];

@@ -13,6 +13,7 @@ import {
   stem,
   words,
 } from '../../core/answers/text.js';
+import { headWords } from '../../core/answers/question.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
 
@@ -114,9 +115,15 @@ export interface AnswerRules {
  * - quoted: it quotes a phrase (titles of books, songs, shows);
  * - length: its length in words (thirtieths);
  * - newName: it names something the question does not;
- * - lead: it opens its memory (a turn's first sentence often greets or answers the question before it).
+ * - lead: it opens its memory (a turn's first sentence often greets or answers the question before it);
+ * - reply: its memory replies to a question (its context) that matches the question asked, weighed like
+ *   lexical: in a conversation "How long have you been into art?" is answered by the next turn, whose own
+ *   words ("Seven years now!") share none with "How long has Melanie been creating art?";
+ * - head: it holds the kind of thing a "what/which" question asks for (core/answers/question.ts headWords:
+ *   "workshop" for "What workshop did Caroline attend?");
+ * - replyLead: reply, for the first line of its memory only: a reply answers first, then talks on.
  */
-export const LINE_FEATURES = ['lexical', 'semantic', 'typed', 'question', 'filler', 'byAsked', 'news', 'rank', 'quoted', 'length', 'newName', 'lead'] as const;
+export const LINE_FEATURES = ['lexical', 'semantic', 'typed', 'question', 'filler', 'byAsked', 'news', 'rank', 'quoted', 'length', 'newName', 'lead', 'reply', 'head', 'replyLead'] as const;
 
 /**
  * Whether the found passages answer the question at all, as a logistic model over ABSTENTION_SIGNALS: the
@@ -248,6 +255,7 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
       // ("Yep, ...", "Yet, ..."), a word in -ing or -ed ("Nothing beats...", "Seeing them..."), a stopword
       // name no one, unless the memories name it elsewhere (a speaker, a capitalised word inside a sentence).
       .filter((entry) => entry.at !== leading || entry.name.includes(' ') || known.has(entry.name.toLowerCase()) || !openerWord(entry.name, text.slice(entry.at + entry.name.length)))
+      .filter((entry) => !addressed(text, entry.at, entry.name))
       .sort((x, y) => x.at - y.at);
     const first = label && !asked(label) ? { name: label, at: -1 } : names[0];
     if (!first) return undefined;
@@ -273,7 +281,21 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
 }
 /** Whether a line's capitalised first word reads as a common word rather than a name (see answerSpan). */
 function openerWord(word: string, rest: string): boolean {
-  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word);
+  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word);
+}
+
+/** Capitalised first words that open a time ("Last night", "This morning", "Yesterday"): no names. */
+const TIME_OPENER = /^(?:last|next|this|every|each|yesterday|today|tonight|tomorrow|recently|lately)$/iu;
+
+/**
+ * Whether the name at `at` of a line is someone addressed, not someone the line tells of: after a greeting
+ * or thanks ("Hey Caroline", "Thanks, Mel"), or before an exclamation ("Caroline!"). A reply addresses the
+ * person it answers, who is rarely whom a "who" question asks for.
+ */
+function addressed(text: string, at: number, name: string): boolean {
+  const before = text.slice(0, at);
+  const after = text.slice(at + name.length);
+  return /\b(?:hey|hi|hello|thanks|thank you|wow|yeah|yep|yup|oh|congrats|congratulations|sorry|dear|aw+)[,!]?\s*$/iu.test(before) || /^\s*[!?]/u.test(after);
 }
 
 /** Word tokens of a sentence with their character offsets (to measure distances in words). */
@@ -405,6 +427,10 @@ interface Candidate {
   readonly lineIndex: number;
   /** It names something (a capitalised phrase past the speaker label) the question does not. */
   readonly newName: boolean;
+  /** How well the question its memory replies to matches the question asked (0-1; 0 when none). */
+  readonly reply: number;
+  /** It holds a word of the question's head (headWords): the kind of thing asked for. */
+  readonly head: boolean;
 }
 
 /** A line's LINE_FEATURES. */
@@ -422,6 +448,9 @@ function lineFeatures(c: Candidate): number[] {
     Math.min(1, c.text.split(/\s+/).length / 30),
     c.newName ? 1 : 0,
     c.lineIndex === 0 ? 1 : 0,
+    c.reply,
+    c.head ? 1 : 0,
+    c.lineIndex === 0 ? c.reply : 0,
   ];
 }
 
@@ -544,6 +573,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const questionNames = new Set(properNouns(request.question).map((name) => name.toLowerCase()));
     const questionWordSet = new Set(questionWords);
     const askedSpeaker = speakerMatcher(questionNamesOf(request.question));
+    const head = headWords(request.question);
 
     // Rarer words among the retrieved memories say more about which sentence answers (idf over the sources).
     const documents = request.sources.map((source) => new Set(contentWords(source.content)));
@@ -554,19 +584,25 @@ export class BuiltinLanguageModel implements LanguageModel {
       }),
     );
     const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
+    const lexicalOf = (text: string) => {
+      if (totalWeight <= 0) return 0;
+      const present = new Set(contentWords(text));
+      return questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0) / totalWeight;
+    };
 
     const candidates: Candidate[] = [];
     const multi: Candidate[] = [];
     request.sources.forEach((source, sourceIndex) => {
       const list = memorySentences(source.content);
+      // The questions of the context this memory replies to, the best one's match (0 when it asks none).
+      const reply = Math.max(0, ...memorySentences(source.context ?? '').filter(isQuestion).map(lexicalOf));
       for (const [lineIndex, text] of list.entries()) {
         const present = new Set(contentWords(text));
-        const matched = questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0);
         const candidate: Candidate = {
           source,
           sourceIndex,
           text,
-          lexical: totalWeight > 0 ? matched / totalWeight : 0,
+          lexical: lexicalOf(text),
           // A one-sentence memory's relevance is already that sentence's match to the question.
           semantic: source.relevance,
           bonus: kindBonus(kind, text, questionNames),
@@ -574,6 +610,8 @@ export class BuiltinLanguageModel implements LanguageModel {
           byAsked: askedSpeaker(speakerLabel(text)),
           lineIndex,
           newName: properNouns(text.replace(/^[^:]{1,40}:\s/u, '')).some((name) => !questionNames.has(name.toLowerCase())),
+          reply,
+          head: head.some((word) => present.has(word)),
         };
         candidates.push(candidate);
         if (list.length > 1) multi.push(candidate);

@@ -26,13 +26,22 @@ const SYSTEM_PROMPT =
   'its number in square brackets, like [2]. If the memories do not contain the answer, say that you do not ' +
   'have enough information. Keep names and dates exactly as written. Be brief: one to three sentences.';
 
-/** The prompt: numbered memories with their dates, then the question. */
+/** Most characters of a memory's context in the prompt: the question a reply answers, not a whole thread. */
+const CONTEXT_CHARS = 200;
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1).trimEnd()}…`;
+}
+
+/** The prompt: numbered memories with their dates (and what each replies to), then the question. */
 export function answerPrompt(request: AnswerRequest): string {
   const memories = request.sources
     .map((source, index) => {
       const date = new Date(source.date).toISOString().slice(0, 10);
       const title = source.title && !source.content.startsWith(source.title) ? `${source.title}: ` : '';
-      return `[${index + 1}] (${date}) ${title}${source.content.replace(/\s+/g, ' ').trim()}`;
+      // A reply means little without what it replies to ("Seven years now!"): its context goes beside it.
+      const context = source.context ? ` (in reply to: ${clip(source.context.replace(/\s+/g, ' ').trim(), CONTEXT_CHARS)})` : '';
+      return `[${index + 1}] (${date}) ${title}${source.content.replace(/\s+/g, ' ').trim()}${context}`;
     })
     .join('\n');
   // The knowledge graph's matching facts, each with the number of the memory that states it, so a small model
