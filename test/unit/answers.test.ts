@@ -188,6 +188,10 @@ describe('the built-in answerer\'s lists and abstention', () => {
     // "Jon" is not in "John": names match whole words.
     const jon = await model.extract({ question: 'What does Jon bake?', sources: [source('j', 'John: I bake sourdough every weekend.')], tier: 'default' });
     expect(jon.signals?.[index('nameMissingLead')]).toBe(1);
+    // A possessive is its name: "Anna's birthday" holds Anna, so the question is not refused for lacking her.
+    const anna = await model.extract({ question: 'When is Anna\'s birthday?', sources: [source('a', 'My sister Anna\'s birthday is on 2 February.')], tier: 'default' });
+    expect(anna.signals?.[index('nameMissingAll')]).toBe(0);
+    expect(anna.text).toBe('2 February');
     // The question's words are in another speaker's turn, not in the named person's: the person is swapped.
     const turns = [race[0] as AnswerSource, source('c', 'Caroline: I painted a sunset with my kids last weekend.', 0.5)];
     const gap = await model.extract({ question: 'What did Caroline realize after her charity race?', sources: turns, tier: 'default' });

@@ -37,7 +37,7 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8362,1.0892,0.8137,-0.4104,-0.4611,0.2811,1.6303,-2.6872,2.2353,-0.5139,-0.092,-0.709,1.001,0.3224,2.3431], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.046723, weights: [-0.394302, -0.349831, -2.025841, -0.401649, 1.307422, 0.106784, 0.477011, 0.221831, 3.157545, 1.907841, 2.118458] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8362,1.0892,0.8137,-0.4104,-0.4611,0.2811,1.6303,-2.6872,2.2353,-0.5139,-0.092,-0.709,1.001,0.3224,2.3431], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.024143, weights: [-0.390915, -0.345605, -2.015119, -0.355695, 1.28159, 0.094203, 0.469668, 0.241907, 3.152602, 1.888151, 2.118151] } },
   calibration: {
     facts: [],
     passages: [[0.664, 0.113], [0.761, 0.192], [0.79, 0.25], [0.833, 0.301], [0.892, 0.333], [0.938, 0.346], [0.986, 0.596]],

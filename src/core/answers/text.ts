@@ -159,7 +159,8 @@ function indexOfRun(haystack: readonly string[], needle: readonly string[]): num
 
 // ---- dates ------------------------------------------------------------------------------------------
 
-const MONTH_RE = `(?:${MONTHS.join('|')}|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\\.?`;
+// The period belongs to a short form ("Feb."), not to a full name that ends a sentence ("on 2 February.").
+const MONTH_RE = `(?:${MONTHS.join('|')}|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\\.?)`;
 const WEEKDAY_RE = `(?:${WEEKDAYS.join('|')})`;
 const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, few: 3, couple: 2 };
 

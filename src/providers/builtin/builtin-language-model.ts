@@ -797,16 +797,21 @@ function joinList(items: readonly string[]): string {
   return unique.length > 1 ? `${unique.slice(0, -1).join(', ')} and ${unique[unique.length - 1]}` : (unique[0] ?? '');
 }
 
+/**
+ * Whether a text mentions a name: whole words only ("Jon" is not in "John"), a possessive counting as its
+ * name ("Anna's birthday" mentions Anna).
+ */
+function mentions(content: string): (name: string) => boolean {
+  const bare = (text: string) => words(text).map((word) => word.replace(/['’]s$/u, ''));
+  const text = ` ${bare(content).join(' ')} `;
+  return (name) => text.includes(` ${bare(name).join(' ')} `);
+}
+
 /** The signals of ABSTENTION_SIGNALS for an answer drawn from `lead`. */
 function abstentionSignals(request: AnswerRequest, lead: Candidate, typedMissing: boolean): number[] {
   const names = questionNamesOf(request.question);
-  // Whole words only: "Jon" is not in "John".
-  const holds = (content: string) => {
-    const text = ` ${words(content).join(' ')} `;
-    return (name: string) => text.includes(` ${words(name).join(' ')} `);
-  };
-  const inLead = holds(lead.source.content);
-  const inAny = request.sources.map((source) => holds(source.content));
+  const inLead = mentions(lead.source.content);
+  const inAny = request.sources.map((source) => mentions(source.content));
   const share = (missing: (name: string) => boolean) => (names.length === 0 ? 0 : names.filter(missing).length / names.length);
   const relevance = (value: number) => Math.max(0, Math.min(1, value));
   return [
@@ -826,10 +831,7 @@ function relationMissing(request: AnswerRequest): number {
   const nameWords = new Set(names.flatMap((name) => contentWords(name)));
   const asked = [...new Set(contentWords(request.question))].filter((word) => !nameWords.has(word));
   if (asked.length === 0) return 0;
-  const naming = request.sources.filter((source) => {
-    const text = ` ${words(source.content).join(' ')} `;
-    return names.some((name) => text.includes(` ${words(name).join(' ')} `));
-  });
+  const naming = request.sources.filter((source) => names.some(mentions(source.content)));
   if (naming.length === 0) return 0;
   const present = new Set(naming.flatMap((source) => contentWords(source.content)));
   return asked.filter((word) => !present.has(word)).length / asked.length;
