@@ -584,25 +584,22 @@ export class BuiltinLanguageModel implements LanguageModel {
       }),
     );
     const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
-    const lexicalOf = (text: string) => {
-      if (totalWeight <= 0) return 0;
-      const present = new Set(contentWords(text));
-      return questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0) / totalWeight;
-    };
+    const lexicalOf = (present: ReadonlySet<string>) =>
+      totalWeight <= 0 ? 0 : questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0) / totalWeight;
 
     const candidates: Candidate[] = [];
     const multi: Candidate[] = [];
     request.sources.forEach((source, sourceIndex) => {
       const list = memorySentences(source.content);
       // The questions of the context this memory replies to, the best one's match (0 when it asks none).
-      const reply = Math.max(0, ...memorySentences(source.context ?? '').filter(isQuestion).map(lexicalOf));
+      const reply = Math.max(0, ...memorySentences(source.context ?? '').filter(isQuestion).map((asked) => lexicalOf(new Set(contentWords(asked)))));
       for (const [lineIndex, text] of list.entries()) {
         const present = new Set(contentWords(text));
         const candidate: Candidate = {
           source,
           sourceIndex,
           text,
-          lexical: lexicalOf(text),
+          lexical: lexicalOf(present),
           // A one-sentence memory's relevance is already that sentence's match to the question.
           semantic: source.relevance,
           bonus: kindBonus(kind, text, questionNames),

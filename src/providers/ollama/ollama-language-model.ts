@@ -29,8 +29,10 @@ const SYSTEM_PROMPT =
 /** Most characters of a memory's context in the prompt: the question a reply answers, not a whole thread. */
 const CONTEXT_CHARS = 200;
 
+/** At most `limit` characters, cut between code points (an emoji stays whole) with an ellipsis. */
 function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 1).trimEnd()}…`;
+  const chars = Array.from(text);
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join('').trimEnd()}…`;
 }
 
 /** The prompt: numbered memories with their dates (and what each replies to), then the question. */

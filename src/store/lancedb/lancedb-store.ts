@@ -594,10 +594,10 @@ class LanceMemoryStore implements MemoryStore {
     };
     // Without a vector index LanceDB compares the query with every passage, and a filter applied first
     // (prefilter) costs more than the scan itself, more so with more passages (bench/README.md, "Vector
-    // search: the account filter after the scan"). A search filtered by its account alone, in a store most of whose passages
-    // are that account's, first takes the k nearest passages of all and keeps this account's: when all k
-    // are, they are exactly the k nearest of the account's; when not (other accounts' passages among them,
-    // or the account holds fewer than k), the filtered search answers.
+    // search: the account filter after the scan"). A search filtered by its account alone, in a store most
+    // of whose passages are that account's, first takes the k nearest passages of all and keeps this
+    // account's: when all k are, they are exactly the k nearest of the account's; when not (other accounts'
+    // passages among them, or the account holds fewer than k), the filtered search answers.
     let rows: Row[] | null = null;
     if (accountOnly(filter)) {
       rows = (await search(true)) as Row[];
