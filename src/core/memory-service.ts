@@ -249,7 +249,9 @@ export class MemoryService {
       return { memory, stored, knowing };
     });
     const settled = await Promise.allSettled(saves.map(({ stored }) => stored));
-    if (settled.some((outcome) => outcome.status === 'fulfilled')) this.engine.termStats.changed(accountId);
+    // The passages are committed with their memory: search's term statistics count them in now.
+    const savedTexts = await Promise.all(settled.map(async (outcome, index) => (outcome.status === 'fulfilled' ? (await passagesOf(index)).map((chunk) => chunk.text) : [])));
+    this.engine.termStats.added(accountId, savedTexts.flat());
     // When a memory's own commit failed, its knowledge settles without committing anything.
     const known = await Promise.allSettled(saves.map(({ knowing }) => knowing));
     settled.forEach((outcome, index) => {

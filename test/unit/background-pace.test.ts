@@ -87,39 +87,93 @@ describe('background pace', () => {
     expect(started).toEqual([0]);
   });
 
-  it('grants a batch as many slots as the pace allows now: the whole batch at full pace, half the yielding size while requests run', async () => {
+  it('grants a batch as many slots as the pace allows now: the whole batch at full pace, one piece of the yielding size while requests run', async () => {
     const pace = new BackgroundPace({ full: Number.POSITIVE_INFINITY, yielding: 4, quietMs: 100, now: () => 0 });
     const whole = await pace.acquireUpTo(32);
     expect(whole.granted).toBe(32);
     expect(pace.load().running).toBe(32);
+    // Another batch at the same time runs whole too.
+    const other = await pace.acquireUpTo(8);
+    expect(other.granted).toBe(8);
+    other.release();
     whole.release();
     whole.release(); // once only
     expect(pace.load().running).toBe(0);
 
     const ended = pace.interactiveStarted();
-    // While a request runs: pieces of half the yielding size, so that two of them overlap.
+    // While a request runs: one piece of the yielding size; the next batch waits for it.
     const first = await pace.acquireUpTo(32);
-    expect(first.granted).toBe(2);
-    const second = await pace.acquireUpTo(32);
-    expect(second.granted).toBe(2);
-    // The next batch waits for a slot, then gets what is free (never fewer than one, never more than allowed).
-    let third: { granted: number; release: () => void } | null = null;
-    void pace.acquireUpTo(32).then((granted) => (third = granted));
+    expect(first.granted).toBe(4);
+    let second: { granted: number; release: () => void } | null = null;
+    void pace.acquireUpTo(32).then((granted) => (second = granted));
     await flush();
-    expect(third).toBeNull();
+    expect(second).toBeNull();
     expect(pace.load()).toMatchObject({ running: 4, waiting: 1, allowed: 4 });
     first.release();
     await flush();
-    expect(third).not.toBeNull();
-    expect(third!.granted).toBe(2);
-    expect(pace.load()).toMatchObject({ running: 4, waiting: 0 });
-    second.release();
-    third!.release();
+    expect(second).not.toBeNull();
+    expect(second!.granted).toBe(4);
+    // A smaller batch takes what it asks for (never fewer than one, never more than allowed).
+    second!.release();
+    const small = await pace.acquireUpTo(3);
+    expect(small.granted).toBe(3);
+    small.release();
     ended();
     expect(pace.load().running).toBe(0);
-    // A batch of one asks for one.
     const single = await pace.acquireUpTo(1);
     expect(single.granted).toBe(1);
     single.release();
+  });
+
+  it('while requests run, background work rests as long as its last piece took (times the factor) before the next starts', async () => {
+    vi.useFakeTimers();
+    const pace = new BackgroundPace({ full: 8, yielding: 2, quietMs: 100, restFactor: 1, now: () => Date.now() });
+    const ended = pace.interactiveStarted();
+    const first = await pace.acquireUpTo(8);
+    expect(first.granted).toBe(2);
+    vi.advanceTimersByTime(300); // the piece takes 300 ms
+    first.release();
+    let next: { granted: number; release: () => void } | null = null;
+    void pace.acquireUpTo(8).then((granted) => (next = granted));
+    await flush();
+    vi.advanceTimersByTime(250);
+    await flush();
+    expect(next).toBeNull(); // resting: 300 ms owed, 250 passed
+    expect(pace.load()).toMatchObject({ running: 0, waiting: 1 });
+    vi.advanceTimersByTime(60);
+    await flush();
+    expect(next!.granted).toBe(2);
+    // The rest ends early once nobody waits on the daemon any more, and work then runs at full pace.
+    vi.advanceTimersByTime(400);
+    next!.release(); // 400 ms: 400 ms of rest owed
+    let after: { granted: number; release: () => void } | null = null;
+    void pace.acquireUpTo(8).then((granted) => (after = granted));
+    ended();
+    vi.advanceTimersByTime(50);
+    await flush();
+    expect(after).toBeNull();
+    vi.advanceTimersByTime(60); // the quiet period (100 ms) has passed, the rest (400 ms) has not
+    await flush();
+    expect(after!.granted).toBe(8);
+    after!.release();
+    // Work that ends with nobody waiting owes no rest.
+    const free = await pace.acquireUpTo(8);
+    vi.advanceTimersByTime(1_000);
+    free.release();
+    const again = await pace.acquireUpTo(8);
+    expect(again.granted).toBe(8);
+    again.release();
+  });
+
+  it('rests nothing with no rest factor', async () => {
+    vi.useFakeTimers();
+    const pace = new BackgroundPace({ full: 8, yielding: 2, quietMs: 100, now: () => Date.now() });
+    pace.interactiveStarted();
+    const first = await pace.acquire();
+    vi.advanceTimersByTime(500);
+    first();
+    const { started } = items(pace, 1);
+    await flush();
+    expect(started).toEqual([0]);
   });
 });

@@ -15,31 +15,44 @@ export interface PaceOptions {
   /** ... while an interactive request runs, and for `quietMs` after the last one ended. */
   readonly yielding: number;
   readonly quietMs: number;
+  /**
+   * While requests run, background work rests this many times as long as its last item or batch took
+   * before the next one starts: it takes at most 1 / (1 + restFactor) of the time people wait (0: no rest).
+   */
+  readonly restFactor?: number;
   readonly now?: () => number;
 }
 
 export const DEFAULT_PACE: PaceOptions = {
   full: Number.POSITIVE_INFINITY,
-  // A few items keep a bulk job moving (the embedder still serves the interactive texts first) while the
-  // main thread and LanceDB, which have no priorities, are left mostly to the requests.
-  yielding: 4,
+  // While requests run a bulk job goes one batch at a time: a batch of 32 items is one commit to each
+  // table, where pieces of two items cost three commits an item and LanceDB's threads, which have no
+  // priorities, spent most of a core on them (bench/README.md, "Searches during a 10,000-item ingest").
+  yielding: 32,
+  // ... and rests as long as the batch took: the searches run on free cores half the time. Measured on a
+  // 10k store: search p95 during the ingest 135-178 ms -> 110-118, the ingest twice as fast.
+  restFactor: 1,
   // Requests of one client arrive one after another: a gap this short is the same person still working.
   quietMs: 250,
 };
 
 /**
  * The pace of background work (ingest job items, a folder's first scan): at full speed while nobody waits on
- * the daemon, shrunk to a few items at once while interactive requests run and shortly after. The embedder
- * already takes interactive texts first (priority.ts), but a bulk job's 64 items in flight also compete
- * for the main thread, LanceDB's threads and the commits, which have no priorities: a search's p95 during
- * an ingest was 0.8-1.3 s for a p50 of ~0.1 s.
+ * the daemon; while interactive requests run and shortly after, one batch of a few dozen items at a time,
+ * each followed by a rest as long as it took. The embedder already takes interactive texts first
+ * (priority.ts), but background items also compete for the main thread, LanceDB's threads and the commits,
+ * which have no priorities: a search's p95 during an ingest was 0.8-1.3 s for a p50 of ~0.1 s with 64 items
+ * in flight, and 0.3 s with pieces of two items (each its own commits) at a seventh of the ingest's pace.
  */
 export class BackgroundPace {
   private interactive = 0;
   private lastInteractiveAt = Number.NEGATIVE_INFINITY;
   private running = 0;
+  /** Background work started while requests ran rests until then before more starts. */
+  private restUntil = Number.NEGATIVE_INFINITY;
   private readonly waiting: (() => void)[] = [];
   private wake: NodeJS.Timeout | null = null;
+  private wakeAt = 0;
   private readonly now: () => number;
 
   constructor(private readonly options: PaceOptions = DEFAULT_PACE) {
@@ -55,38 +68,38 @@ export class BackgroundPace {
       ended = true;
       this.interactive -= 1;
       this.lastInteractiveAt = this.now();
-      if (this.interactive === 0) this.wakeAfterQuiet();
+      if (this.interactive === 0) this.scheduleWake();
     };
   }
 
   /** Waits for a background slot; call the returned function (once) when the item is done. */
   async acquire(): Promise<() => void> {
-    if (this.running >= this.allowed() || this.waiting.length > 0) {
+    if (this.running >= this.allowed() || this.waiting.length > 0 || this.resting()) {
       const turn = new Promise<void>((resolve) => this.waiting.push(resolve));
-      // Arriving in the quiet period after the last request: nothing else would wake it when that ends.
-      if (this.interactive === 0) this.wakeAfterQuiet();
+      // Nothing else may wake it: the rest or the quiet period after the last request ends on a timer.
+      this.scheduleWake();
       await turn;
     } else this.running += 1;
+    const startedAt = this.now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.running -= 1;
+      this.restAfter(startedAt);
       this.pump();
     };
   }
 
   /**
    * Waits for a slot like acquire(), then takes as many more as the pace allows now, up to `wanted` in all
-   * (at least one): a batch of background items runs whole while nobody waits, and while requests run in
-   * pieces of half the yielding size, so that two pieces overlap (one embeds while the other commits).
-   * Call `release` (once) when the granted items are done.
+   * (at least one): a batch runs whole while nobody waits, and in pieces of the yielding size while
+   * requests run. Call `release` (once) when the granted items are done.
    */
   async acquireUpTo(wanted: number): Promise<{ readonly granted: number; readonly release: () => void }> {
     const first = await this.acquire();
     const allowed = this.allowed();
-    const piece = Number.isFinite(allowed) ? Math.ceil(allowed / 2) : Math.floor(wanted);
-    const taken = this.waiting.length > 0 ? 0 : Math.max(0, Math.min(Math.floor(wanted) - 1, piece - 1, allowed - this.running));
+    const taken = this.waiting.length > 0 ? 0 : Math.max(0, Math.min(Math.floor(wanted) - 1, allowed - this.running));
     this.running += taken;
     let released = false;
     return {
@@ -104,28 +117,52 @@ export class BackgroundPace {
     return { interactive: this.interactive, running: this.running, waiting: this.waiting.length, allowed: this.allowed() };
   }
 
+  private quiet(): boolean {
+    return this.interactive === 0 && this.now() - this.lastInteractiveAt >= this.options.quietMs;
+  }
+
   private allowed(): number {
-    const quiet = this.interactive === 0 && this.now() - this.lastInteractiveAt >= this.options.quietMs;
-    return quiet ? this.options.full : this.options.yielding;
+    return this.quiet() ? this.options.full : this.options.yielding;
+  }
+
+  private resting(): boolean {
+    return !this.quiet() && this.now() < this.restUntil;
+  }
+
+  /** Work that ends while requests run rests in proportion to its length (the longest rest owed wins). */
+  private restAfter(startedAt: number): void {
+    const factor = this.options.restFactor ?? 0;
+    if (factor <= 0 || this.quiet()) return;
+    const now = this.now();
+    this.restUntil = Math.max(this.restUntil, now + factor * (now - startedAt));
   }
 
   /** Hands free slots to waiting items, first come first served (the slot passes to them: running stays). */
   private pump(): void {
-    while (this.waiting.length > 0 && this.running < this.allowed()) {
+    while (this.waiting.length > 0 && this.running < this.allowed() && !this.resting()) {
       this.running += 1;
       this.waiting.shift()?.();
     }
-    if (this.waiting.length > 0 && this.interactive === 0) this.wakeAfterQuiet();
+    this.scheduleWake();
   }
 
-  /** Once the quiet period has passed, the waiting items may run at full pace again. */
-  private wakeAfterQuiet(): void {
-    if (this.wake || this.waiting.length === 0) return;
-    const remaining = Math.max(0, this.lastInteractiveAt + this.options.quietMs - this.now());
+  /**
+   * Waiting items that nothing else will wake (no release to come, or none soon) are woken by a timer when
+   * the rest ends or, with no request running, when the quiet period after the last one has passed.
+   */
+  private scheduleWake(): void {
+    if (this.waiting.length === 0) return;
+    const now = this.now();
+    const quietAt = this.interactive === 0 ? this.lastInteractiveAt + this.options.quietMs : Number.NEGATIVE_INFINITY;
+    // Only moments still to come: once quiet, or with no rest owed, a release is what frees a slot.
+    const at = Math.min(...[quietAt, this.restUntil].filter((moment) => moment > now));
+    if (!Number.isFinite(at) || (this.wake && this.wakeAt <= at)) return;
+    if (this.wake) clearTimeout(this.wake);
+    this.wakeAt = at;
     this.wake = setTimeout(() => {
       this.wake = null;
       this.pump();
-    }, remaining + 1);
+    }, at - now + 1);
     this.wake.unref();
   }
 }
