@@ -165,6 +165,24 @@ describe('background pace', () => {
     again.release();
   });
 
+  it('two batches that ask at once while requests run go one after the other, each whole', async () => {
+    const pace = new BackgroundPace({ full: Number.POSITIVE_INFINITY, yielding: 32, quietMs: 100, now: () => 0 });
+    pace.interactiveStarted();
+    const grants: number[] = [];
+    const releases: (() => void)[] = [];
+    for (const wanted of [32, 8]) {
+      void pace.acquireUpTo(wanted).then(({ granted, release }) => {
+        grants.push(granted);
+        releases.push(release);
+      });
+    }
+    await flush();
+    expect(grants).toEqual([32]); // not 31 and 1: a batch takes its slots at once
+    releases[0]?.();
+    await flush();
+    expect(grants).toEqual([32, 8]);
+  });
+
   it('rests nothing with no rest factor', async () => {
     vi.useFakeTimers();
     const pace = new BackgroundPace({ full: 8, yielding: 2, quietMs: 100, now: () => Date.now() });

@@ -50,7 +50,7 @@ export class BackgroundPace {
   private running = 0;
   /** Background work started while requests ran rests until then before more starts. */
   private restUntil = Number.NEGATIVE_INFINITY;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: { readonly wanted: number; readonly grant: (granted: number) => void }[] = [];
   private wake: NodeJS.Timeout | null = null;
   private wakeAt = 0;
   private readonly now: () => number;
@@ -74,43 +74,43 @@ export class BackgroundPace {
 
   /** Waits for a background slot; call the returned function (once) when the item is done. */
   async acquire(): Promise<() => void> {
-    if (this.running >= this.allowed() || this.waiting.length > 0 || this.resting()) {
-      const turn = new Promise<void>((resolve) => this.waiting.push(resolve));
-      // Nothing else may wake it: the rest or the quiet period after the last request ends on a timer.
-      this.scheduleWake();
-      await turn;
-    } else this.running += 1;
-    const startedAt = this.now();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.running -= 1;
-      this.restAfter(startedAt);
-      this.pump();
-    };
+    return (await this.acquireUpTo(1)).release;
   }
 
   /**
-   * Waits for a slot like acquire(), then takes as many more as the pace allows now, up to `wanted` in all
-   * (at least one): a batch runs whole while nobody waits, and in pieces of the yielding size while
-   * requests run. Call `release` (once) when the granted items are done.
+   * Waits until background work may start, then takes as many slots as the pace allows now, up to `wanted`
+   * (at least one), at once: a batch runs whole while nobody waits, and while requests run one batch of up
+   * to the yielding size at a time (a second batch waits for the first, then for its rest). Call `release`
+   * (once) when the granted items are done.
    */
   async acquireUpTo(wanted: number): Promise<{ readonly granted: number; readonly release: () => void }> {
-    const first = await this.acquire();
-    const allowed = this.allowed();
-    const taken = this.waiting.length > 0 ? 0 : Math.max(0, Math.min(Math.floor(wanted) - 1, allowed - this.running));
-    this.running += taken;
+    const want = Math.max(1, Math.floor(wanted));
+    let granted: number;
+    if (this.running >= this.allowed() || this.waiting.length > 0 || this.resting()) {
+      const turn = new Promise<number>((grant) => this.waiting.push({ wanted: want, grant }));
+      // Nothing else may wake it: the rest or the quiet period after the last request ends on a timer.
+      this.scheduleWake();
+      granted = await turn;
+    } else granted = this.take(want);
+    const startedAt = this.now();
     let released = false;
     return {
-      granted: 1 + taken,
+      granted,
       release: () => {
         if (released) return;
         released = true;
-        this.running -= taken;
-        first();
+        this.running -= granted;
+        this.restAfter(startedAt);
+        this.pump();
       },
     };
+  }
+
+  /** Slots for `wanted` items out of those free now (at least one: called only when one is). */
+  private take(wanted: number): number {
+    const granted = Math.max(1, Math.min(wanted, this.allowed() - this.running));
+    this.running += granted;
+    return granted;
   }
 
   load(): PaceLoad {
@@ -137,11 +137,11 @@ export class BackgroundPace {
     this.restUntil = Math.max(this.restUntil, now + factor * (now - startedAt));
   }
 
-  /** Hands free slots to waiting items, first come first served (the slot passes to them: running stays). */
+  /** Hands free slots to the waiting, first come first served. */
   private pump(): void {
     while (this.waiting.length > 0 && this.running < this.allowed() && !this.resting()) {
-      this.running += 1;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next.grant(this.take(next.wanted));
     }
     this.scheduleWake();
   }
