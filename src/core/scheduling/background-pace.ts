@@ -29,8 +29,9 @@ export const DEFAULT_PACE: PaceOptions = {
   // table, where pieces of two items cost three commits an item and LanceDB's threads, which have no
   // priorities, spent most of a core on them (bench/README.md, "Searches during a 10,000-item ingest").
   yielding: 32,
-  // ... and rests as long as the batch took: the searches run on free cores half the time. Measured on a
-  // 10k store: search p95 during the ingest 135-178 ms -> 110-118, the ingest twice as fast.
+  // ... and rests as long as the batch took: the searches run on free cores half the time. Through the
+  // daemon, a 10k ingest beside one client searching: search p95 304 ms -> 137-162, the ingest 6.6 -> 12-15
+  // items/s (bench/README.md). A longer rest (2x) gave a lower p95 in-process, at a slower ingest.
   restFactor: 1,
   // Requests of one client arrive one after another: a gap this short is the same person still working.
   quietMs: 250,
