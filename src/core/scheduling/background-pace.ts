@@ -29,9 +29,8 @@ export const DEFAULT_PACE: PaceOptions = {
   // table, where pieces of two items cost three commits an item and LanceDB's threads, which have no
   // priorities, spent most of a core on them (bench/README.md, "Searches during a 10,000-item ingest").
   yielding: 32,
-  // ... and rests as long as the batch took: the searches run on free cores half the time. Through the
-  // daemon, a 10k ingest beside one client searching: search p95 304 ms -> 137-162, the ingest 6.6 -> 12-15
-  // items/s (bench/README.md). A longer rest (2x) gave a lower p95 in-process, at a slower ingest.
+  // ... and rests as long as the batch took: the searches run on free cores half the time. The variants
+  // measured (batch sizes, rests) are in bench/README.md.
   restFactor: 1,
   // Requests of one client arrive one after another: a gap this short is the same person still working.
   quietMs: 250,
@@ -42,8 +41,8 @@ export const DEFAULT_PACE: PaceOptions = {
  * the daemon; while interactive requests run and shortly after, one batch of a few dozen items at a time,
  * each followed by a rest as long as it took. The embedder already takes interactive texts first
  * (priority.ts), but background items also compete for the main thread, LanceDB's threads and the commits,
- * which have no priorities: a search's p95 during an ingest was 0.8-1.3 s for a p50 of ~0.1 s with 64 items
- * in flight, and 0.3 s with pieces of two items (each its own commits) at a seventh of the ingest's pace.
+ * which have no priorities: with a bulk job's items all in flight, or in pieces of two (each its own
+ * commits), searches slowed several times over (bench/README.md).
  */
 export class BackgroundPace {
   private interactive = 0;

@@ -46,8 +46,8 @@ const SMALL_CORPUS = 5_000;
  * Passages saved through this daemon are counted in as they commit (`added`), so the statistics stay exact
  * without a recount. What this daemon does not see (rows restored from an export, another daemon on the same store) is
  * found by comparing the number of passages: tiny collections, whose frequencies one save does move, before
- * every search; larger ones at most every SMALL_RECHECK_MS, in the background. A recount in a search's path
- * cost one search in fifteen 40-120 ms during a bulk ingest (one scan of every passage's text).
+ * every search; larger ones at most every SMALL_RECHECK_MS, in the background, out of the searches' path
+ * (during a bulk ingest, recounts there held searches: bench/README.md, "Searches during a 10,000-item ingest").
  */
 const TINY_CORPUS = 500;
 const SMALL_RECHECK_MS = 1_000;
@@ -97,7 +97,12 @@ export class TermStatsCache {
       }
       return this.check(store, entry, true);
     }
-    if (due && !entry.checking) void this.check(store, entry, false).catch(() => undefined);
+    if (due && !entry.checking) {
+      // Stamped now, not only on success: a store that fails the check is asked again after the interval,
+      // not by every search.
+      entry.checkedAt = this.now();
+      void this.check(store, entry, false).catch(() => undefined);
+    }
     return entry.stats;
   }
 
