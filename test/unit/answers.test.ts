@@ -329,6 +329,29 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(listedParts('and, or', new Set())).toEqual(['and, or']);
   });
 
+  it('the memory-level line features: relevance, its gap to the best, the memory\'s and its context\'s match, word pairs, names, a lone line', async () => {
+    const turns = [
+      source('a', 'Melanie: I ran a charity race for mental health. It felt great.', 0.9),
+      { ...source('b', 'Melanie: Self-care is really important.', 0.5), context: 'Caroline: What did the charity race teach you?' },
+    ];
+    const model = new BuiltinLanguageModel(embedder, { ...PLAIN, trimEcho: true });
+    const lines = (await model.lines({ question: 'What did Melanie realize after the charity race?', sources: turns, tier: 'default' })) ?? [];
+    const feature = (name: (typeof LINE_FEATURES)[number]) => lines.map((line) => line.features[LINE_FEATURES.indexOf(name)]);
+    expect(lines.map((line) => line.sourceId)).toEqual(['a', 'a', 'b']);
+    expect(feature('relevance')).toEqual([0.9, 0.9, 0.5]);
+    expect(feature('relevanceGap')?.map((value) => Math.round((value ?? 0) * 10) / 10)).toEqual([0, 0, 0.4]);
+    // The second line of "a" shares no word with the question but its speaker's name; its memory shares more.
+    expect(feature('memoryLexical')[1]).toBeGreaterThan((feature('lexical')[1] ?? 0) + 0.3);
+    expect(feature('contextLexical')[2]).toBeGreaterThan(0.3);
+    expect(feature('contextLexical')[0]).toBe(0);
+    // "charity race" of the question's three pairs ("melanie realiz", "realiz charity", "charity race").
+    expect(feature('pairs')).toEqual([1 / 3, 0, 0]);
+    expect(feature('namesHeld')).toEqual([1, 1, 1]);
+    expect(feature('alone')).toEqual([0, 0, 1]);
+    // Each line comes with the answer it would give: here, the line less its echo.
+    expect(lines[2]?.answer).toBe('Self-care is really important');
+  });
+
   it('namedThings: "what book / which city" is answered with the title or name of the best lines', async () => {
     const lines = [
       source('q', 'Gina: What are you reading these days, Jon?', 0.95),

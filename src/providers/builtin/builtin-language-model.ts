@@ -122,8 +122,18 @@ export interface AnswerRules {
  * - head: it holds the kind of thing a "what/which" question asks for (core/answers/question.ts headWords:
  *   "workshop" for "What workshop did Caroline attend?");
  * - replyLead: reply, for the first line of its memory only: a reply answers first, then talks on.
+ * - relevance, relevanceGap: its memory's relevance (search's calibrated score), and how far below the best
+ *   memory's it lies: rank alone says nothing of how close the memories came;
+ * - memoryLexical, contextLexical: lexical for its whole memory and for the whole message it replies to: a
+ *   turn's answering line may share no word with the question while its neighbours or the turn before do;
+ * - pairs: the share of the question's adjacent content-word pairs ("charity race") it holds in order;
+ * - namesHeld: the share of the question's names its memory (speaker, text, context) mentions;
+ * - alone: it is its memory's only line.
  */
-export const LINE_FEATURES = ['lexical', 'semantic', 'typed', 'question', 'filler', 'byAsked', 'news', 'rank', 'quoted', 'length', 'newName', 'lead', 'reply', 'head', 'replyLead'] as const;
+export const LINE_FEATURES = [
+  'lexical', 'semantic', 'typed', 'question', 'filler', 'byAsked', 'news', 'rank', 'quoted', 'length', 'newName', 'lead', 'reply', 'head', 'replyLead',
+  'relevance', 'relevanceGap', 'memoryLexical', 'contextLexical', 'pairs', 'namesHeld', 'alone',
+] as const;
 
 /**
  * Whether the found passages answer the question at all, as a logistic model over ABSTENTION_SIGNALS: the
@@ -431,6 +441,17 @@ interface Candidate {
   readonly reply: number;
   /** It holds a word of the question's head (headWords): the kind of thing asked for. */
   readonly head: boolean;
+  /** What its memory as a whole holds (see LINE_FEATURES: memoryLexical, contextLexical, namesHeld, relevanceGap, alone). */
+  readonly memory: { readonly lexical: number; readonly context: number; readonly names: number; readonly gap: number; readonly lines: number };
+  /** Share of the question's word pairs (pairsOf) the line holds in the same order. */
+  readonly pairs: number;
+}
+
+/** Adjacent pairs of content words, in order: "charity race" of "after the charity race". */
+function pairsOf(stems: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 1; i < stems.length; i++) out.add(`${stems[i - 1]} ${stems[i]}`);
+  return out;
 }
 
 /** A line's LINE_FEATURES. */
@@ -451,6 +472,13 @@ function lineFeatures(c: Candidate): number[] {
     c.reply,
     c.head ? 1 : 0,
     c.lineIndex === 0 ? c.reply : 0,
+    c.source.relevance,
+    Math.min(1, c.memory.gap),
+    c.memory.lexical,
+    c.memory.context,
+    c.pairs,
+    c.memory.names,
+    c.memory.lines === 1 ? 1 : 0,
   ];
 }
 
@@ -559,11 +587,18 @@ export class BuiltinLanguageModel implements LanguageModel {
    * Every line of the retrieved memories with its LINE_FEATURES, for a question a phrase of its line answers
    * (undefined for "when"): what bench/fit-answers.ts fits AnswerRules.lineWeights on.
    */
-  async lines(request: AnswerRequest): Promise<{ text: string; sourceId: string; features: number[] }[] | undefined> {
+  async lines(request: AnswerRequest): Promise<{ text: string; answer: string; sourceId: string; features: number[] }[] | undefined> {
     const kind = questionKind(request.question);
     if (kind === 'when') return undefined;
-    const { candidates } = await this.candidatesOf(request, kind);
-    return candidates.map((candidate) => ({ text: candidate.text, sourceId: candidate.source.id, features: lineFeatures(candidate) }));
+    const { candidates, questionNames, questionWordSet } = await this.candidatesOf(request, kind);
+    const known = knownNames(request);
+    // What the answer would be were the line ranked first (a list question's other items aside): its typed
+    // phrase, quoted title or the line less its echo, as fromPassages gives it.
+    const answerOf = (candidate: Candidate) =>
+      kind === 'other'
+        ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ?? (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
+        : (answerSpan(kind, candidate.text, questionNames, known) ?? candidate.text);
+    return candidates.map((candidate) => ({ text: candidate.text, answer: answerOf(candidate), sourceId: candidate.source.id, features: lineFeatures(candidate) }));
   }
 
   /** The lines of the retrieved memories, scored on their own (lexical match, embedding, type). */
@@ -587,14 +622,29 @@ export class BuiltinLanguageModel implements LanguageModel {
     const lexicalOf = (present: ReadonlySet<string>) =>
       totalWeight <= 0 ? 0 : questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0) / totalWeight;
 
+    // Pairs of the question's content words in their order ("charity race"): a line holding the pair holds
+    // the phrase asked about, not two of its words met apart.
+    const questionPairs = pairsOf(contentWords(request.question));
+    const topRelevance = Math.max(0, ...request.sources.map((source) => source.relevance));
+    const names = questionNamesOf(request.question);
+
     const candidates: Candidate[] = [];
     const multi: Candidate[] = [];
     request.sources.forEach((source, sourceIndex) => {
       const list = memorySentences(source.content);
       // The questions of the context this memory replies to, the best one's match (0 when it asks none).
       const reply = Math.max(0, ...memorySentences(source.context ?? '').filter(isQuestion).map((asked) => lexicalOf(new Set(contentWords(asked)))));
+      const memory = {
+        lexical: lexicalOf(documents[sourceIndex] ?? new Set()),
+        context: lexicalOf(new Set(contentWords(source.context ?? ''))),
+        names: names.length === 0 ? 0 : names.filter(mentions(`${source.content} ${source.context ?? ''}`)).length / names.length,
+        gap: Math.max(0, topRelevance - source.relevance),
+        lines: list.length,
+      };
       for (const [lineIndex, text] of list.entries()) {
-        const present = new Set(contentWords(text));
+        const stems = contentWords(text);
+        const present = new Set(stems);
+        const linePairs = pairsOf(stems);
         const candidate: Candidate = {
           source,
           sourceIndex,
@@ -609,6 +659,8 @@ export class BuiltinLanguageModel implements LanguageModel {
           newName: properNouns(text.replace(/^[^:]{1,40}:\s/u, '')).some((name) => !questionNames.has(name.toLowerCase())),
           reply,
           head: head.some((word) => present.has(word)),
+          memory,
+          pairs: questionPairs.size === 0 ? 0 : [...questionPairs].filter((pair) => linePairs.has(pair)).length / questionPairs.size,
         };
         candidates.push(candidate);
         if (list.length > 1) multi.push(candidate);
@@ -731,9 +783,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     } else {
       // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
       // to the question's words there (the name right after "signed with", not the one that asked).
-      const known = new Set(
-        request.sources.flatMap((source) => [speakerLabel(source.content) ?? '', ...properNouns(source.content.replace(/^[^:]{1,40}:\s/u, ''))]).map((name) => name.toLowerCase()),
-      );
+      const known = knownNames(request);
       const typed = ranked
         .slice(0, Math.max(1, this.rules.window))
         .map((candidate) => {
@@ -786,6 +836,13 @@ export class BuiltinLanguageModel implements LanguageModel {
       signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap), relationMissing(request), Math.min(1, lexicalGap), leadByOther, othersOnly],
     };
   }
+}
+
+/** The names the memories use (speakers, capitalised words past the label), lowercased: see answerSpan. */
+function knownNames(request: AnswerRequest): Set<string> {
+  return new Set(
+    request.sources.flatMap((source) => [speakerLabel(source.content) ?? '', ...properNouns(source.content.replace(/^[^:]{1,40}:\s/u, ''))]).map((name) => name.toLowerCase()),
+  );
 }
 
 /** "X", "X and Y", "X, Y and Z". */
