@@ -21,8 +21,9 @@ import type { EmbeddingModel } from '../src/providers/spec.js';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
 import { answerAll, openAnswerHarness, type AnswerRecord, type AskedQuestion } from './lib/answer-eval.js';
 import { calibrationTable, figuresOf, fitAll, heldOut, pickedIndex, withAbstention, type FoldFigures } from './lib/answer-fit.js';
-import { fitLineWeights, lineSamples, type LineSamples } from './lib/line-ranker.js';
+import { fitLineRanker, lineSamples, type LineSamples } from './lib/line-ranker.js';
 import { locomoFolds, ownFolds, type AnswerFold } from './lib/answer-sets.js';
+import { locomoEvidence, type Evidence } from './lib/evidence.js';
 import { REPO_ROOT } from './lib/daemon.js';
 import { isMain, writeJson } from './lib/report.js';
 
@@ -56,10 +57,13 @@ export interface FitReport {
  * variant picked (the line ranker, AnswerRules.lineWeights fitted on the training folds' lines; list answers
  * of names), each kept only when it beats that variant on the training folds (pickVariant's value).
  */
-export async function summarise(perVariant: readonly (readonly AnswerRecord[])[], ranker?: { asked: readonly AskedQuestion[]; embedder: EmbeddingModel }): Promise<FitReport> {
+export async function summarise(
+  perVariant: readonly (readonly AnswerRecord[])[],
+  ranker?: { asked: readonly AskedQuestion[]; embedder: EmbeddingModel; evidence?: Evidence },
+): Promise<FitReport> {
   const foldIds = [...new Set((perVariant[0] ?? []).map((record) => record.fold))];
   let lines: LineSamples[] = [];
-  if (ranker) lines = await lineSamples(ranker.asked, new BuiltinLanguageModel(ranker.embedder, RULE_VARIANTS[0] as AnswerRules));
+  if (ranker) lines = await lineSamples(ranker.asked, new BuiltinLanguageModel(ranker.embedder, RULE_VARIANTS[0] as AnswerRules), ranker.evidence);
   /**
    * The grid's pick for a split and its refinements, each a variant pickVariant weighs on the split's
    * training folds: with list questions answered by names (listNames), and with the line ranker fitted on
@@ -69,7 +73,9 @@ export async function summarise(perVariant: readonly (readonly AnswerRecord[])[]
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
     const rules = RULE_VARIANTS[index] as AnswerRules;
-    const weights = ranker ? fitLineWeights(lines, new Set(foldIds.filter((id) => id !== fold))) : undefined;
+    const ranked = ranker ? fitLineRanker(lines, new Set(foldIds.filter((id) => id !== fold))) : undefined;
+    if (ranked) console.log(`  line ranker ${fold ? `without ${fold}` : 'on all folds'}: evidence bump ${ranked.bump}`);
+    const weights = ranked?.weights;
     if (!ranker) return { variants: [rules], records: [perVariant[index] ?? []] };
     const named = { ...rules, ...(weights ? { lineWeights: weights } : {}), listNames: true };
     const refined: AnswerRules[] = [
@@ -180,7 +186,7 @@ async function main(): Promise<void> {
   const embedder = new BuiltinEmbeddingModel(1);
   await embedder.init();
   try {
-    const report = await summarise(await answerAll(asked.locomo, RULE_VARIANTS, embedder, 'LoCoMo-dev'), { asked: asked.locomo, embedder });
+    const report = await summarise(await answerAll(asked.locomo, RULE_VARIANTS, embedder, 'LoCoMo-dev'), { asked: asked.locomo, embedder, evidence: locomoEvidence() });
     printReport('LoCoMo-dev', report);
     console.log(`\nfitted on all folds: ${JSON.stringify(report.fitted)}`);
     if (asked.own.length > 0) {

@@ -2,24 +2,35 @@ import type { BuiltinLanguageModel } from '../../src/providers/builtin/builtin-l
 import type { AnswerRequest } from '../../src/providers/spec.js';
 import type { AskedQuestion } from './answer-eval.js';
 import { locomoF1 } from './answer-score.js';
-import { fitLogistic, type Sample } from './logistic.js';
+import type { Evidence } from './evidence.js';
+import { fitListwise } from './listwise.js';
 
 /**
- * The fit of AnswerRules.lineWeights: a logistic model of "this line answers best" over the LINE_FEATURES of
- * every line retrieval gave an answerable question (categories 1-4) that a phrase of its line answers. A
- * line is positive when the gold answer's token F1 against it (speaker label left out) is the question's
- * best; questions no line answers (best F1 under MIN_BEST_F1) teach nothing and are left out. Each
- * question weighs the same: its positives share one unit, its negatives another.
+ * The fit of AnswerRules.lineWeights: a listwise logit (listwise.ts) over the LINE_FEATURES of the lines
+ * retrieval gave each answerable question (categories 1-4). Its target over a question's lines is soft:
+ * each line's share is the token F1 of the answer it would give (its typed phrase or the line less its
+ * echo, not the whole line) plus a bump when it comes from a turn LoCoMo names as the question's evidence.
+ * The answer's F1 says which line gives the words the annotators wrote; the evidence says which turn states
+ * the answer when its words are paraphrased (F1 near 0 on every line), so questions the answers alone would
+ * teach nothing still teach which memory to read. Questions whose shares sum under MIN_TARGET teach nothing.
  */
 
-/** Below this best line F1 a question's lines are all about equally wrong. */
-const MIN_BEST_F1 = 0.2;
-/** A small L2 penalty: a dozen features on thousands of lines. */
-const LINE_LAMBDA = 0.0001;
+/** A question's lines teach nothing when their shares add up to less. */
+const MIN_TARGET = 0.2;
+/**
+ * The evidence bumps tried; fitLineWeights picks one by an inner leave-one-fold-out over the folds it is
+ * given (the held-out fold never takes part).
+ */
+export const EVIDENCE_BUMPS = [0.05, 0.1, 0.2] as const;
+/** A small L2 penalty: a score of features on a few hundred questions. */
+const LINE_LAMBDA = 0.001;
 
+/** One question's lines: features, the F1 of the answer each would give, whether it states the evidence. */
 export interface LineSamples {
   readonly fold: string;
-  readonly samples: readonly Sample[];
+  readonly rows: readonly (readonly number[])[];
+  readonly f1: readonly number[];
+  readonly evidence: readonly boolean[];
 }
 
 export function requestOf(entry: AskedQuestion): AnswerRequest | undefined {
@@ -28,33 +39,88 @@ export function requestOf(entry: AskedQuestion): AnswerRequest | undefined {
   return { ...rest, ...(questionVector ? { questionVector: Float32Array.from(questionVector) } : {}) };
 }
 
-/** Every answerable question's lines as training samples (the model gives the features; its rules do not matter). */
-export async function lineSamples(asked: readonly AskedQuestion[], model: BuiltinLanguageModel): Promise<LineSamples[]> {
+/** The target over a question's lines (see above); undefined when it teaches nothing. */
+export function lineTarget(sample: Pick<LineSamples, 'f1' | 'evidence'>, bump: number): number[] | undefined {
+  const shares = sample.f1.map((value, index) => value + (sample.evidence[index] ? bump : 0));
+  const total = shares.reduce((sum, value) => sum + value, 0);
+  return total < MIN_TARGET ? undefined : shares.map((value) => value / total);
+}
+
+/**
+ * Every answerable question's lines (the model gives the features and each line's answer; its rules but
+ * trimEcho and quotedTitles do not matter). With `evidence`, the lines of LoCoMo's evidence turns are marked.
+ */
+export async function lineSamples(asked: readonly AskedQuestion[], model: BuiltinLanguageModel, evidence?: Evidence): Promise<LineSamples[]> {
   const out: LineSamples[] = [];
   for (const entry of asked) {
     const request = requestOf(entry);
     if (!request || entry.category < 1 || entry.category > 4) continue;
     const lines = await model.lines(request);
     if (!lines || lines.length === 0) continue;
-    const f1 = lines.map((line) => locomoF1(line.text.replace(/^[^:]{1,40}:\s/u, ''), entry.gold, entry.category));
-    const best = Math.max(...f1);
-    if (best < MIN_BEST_F1) continue;
-    const positives = f1.filter((value) => value === best).length;
-    const negatives = f1.length - positives;
+    const turns = evidence?.turnsOf(entry) ?? new Set<string>();
+    const sources = new Map(request.sources.map((source) => [source.id, source]));
     out.push({
       fold: entry.fold,
-      samples: lines.map((line, index) => {
-        const top = f1[index] === best;
-        return { x: line.features, y: top ? 1 : 0, weight: top ? 1 / positives : 1 / Math.max(1, negatives) };
+      rows: lines.map((line) => line.features),
+      f1: lines.map((line) => locomoF1(line.answer, entry.gold, entry.category)),
+      evidence: lines.map((line) => {
+        const source = sources.get(line.sourceId);
+        const turn = source && evidence ? evidence.turnOf(entry.fold, source) : undefined;
+        return turn !== undefined && turns.has(turn);
       }),
     });
   }
   return out;
 }
 
-/** The line weights fitted on the samples of the folds given (all when `folds` is undefined). */
+function fitWith(samples: readonly LineSamples[], bump: number): number[] | undefined {
+  const lists = samples.flatMap((sample) => {
+    const target = lineTarget(sample, bump);
+    return target ? [{ rows: sample.rows, target }] : [];
+  });
+  return lists.length === 0 ? undefined : fitListwise(lists, LINE_LAMBDA);
+}
+
+/** Mean F1 of the answer of the line the weights rank first. */
+function topF1(samples: readonly LineSamples[], weights: readonly number[]): number {
+  let sum = 0;
+  for (const sample of samples) {
+    let best = 0;
+    let bestValue = -Infinity;
+    sample.rows.forEach((row, index) => {
+      const value = row.reduce((total, feature, i) => total + feature * (weights[i] ?? 0), 0);
+      if (value > bestValue) [best, bestValue] = [index, value];
+    });
+    sum += sample.f1[best] ?? 0;
+  }
+  return sum / Math.max(1, samples.length);
+}
+
+/**
+ * The line ranker fitted on the samples of the folds given (all when `folds` is undefined), with the
+ * evidence bump whose weights, fitted on all but one of those folds, rank best on the one left out (mean
+ * F1 of the top line's answer over the inner folds; ties go to the smaller bump).
+ */
+export function fitLineRanker(sets: readonly LineSamples[], folds?: ReadonlySet<string>): { weights: number[]; bump: number } | undefined {
+  const samples = sets.filter((set) => !folds || folds.has(set.fold));
+  const inner = [...new Set(samples.map((sample) => sample.fold))];
+  let bump: number = EVIDENCE_BUMPS[0];
+  if (inner.length > 1) {
+    let bestValue = -Infinity;
+    for (const candidate of EVIDENCE_BUMPS) {
+      const value =
+        inner.reduce((sum, fold) => {
+          const weights = fitWith(samples.filter((sample) => sample.fold !== fold), candidate);
+          return sum + (weights ? topF1(samples.filter((sample) => sample.fold === fold), weights) : 0);
+        }, 0) / inner.length;
+      if (value > bestValue + 1e-9) [bump, bestValue] = [candidate, value];
+    }
+  }
+  const weights = fitWith(samples, bump);
+  return weights ? { weights: weights.map((weight) => Math.round(weight * 1e4) / 1e4), bump } : undefined;
+}
+
+/** The weights of fitLineRanker. */
 export function fitLineWeights(sets: readonly LineSamples[], folds?: ReadonlySet<string>): number[] | undefined {
-  const samples = sets.filter((set) => !folds || folds.has(set.fold)).flatMap((set) => set.samples);
-  if (samples.length === 0) return undefined;
-  return fitLogistic(samples, LINE_LAMBDA).weights.map((weight) => Math.round(weight * 1e4) / 1e4);
+  return fitLineRanker(sets, folds)?.weights;
 }

@@ -48,7 +48,7 @@ export function fitLogistic(samples: readonly Sample[], lambda: number, maxItera
 }
 
 /** Gaussian elimination with partial pivoting: solves A x = b. */
-function solve(matrix: readonly (readonly number[])[], vector: readonly number[]): number[] {
+export function solve(matrix: readonly (readonly number[])[], vector: readonly number[]): number[] {
   const n = vector.length;
   const a = matrix.map((row, i) => [...row, vector[i] ?? 0]);
   for (let col = 0; col < n; col++) {

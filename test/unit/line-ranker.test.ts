@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AskedQuestion } from '../../bench/lib/answer-eval.js';
-import { fitLineWeights, lineSamples } from '../../bench/lib/line-ranker.js';
+import { locomoEvidence, type Evidence } from '../../bench/lib/evidence.js';
+import { fitLineWeights, lineSamples, lineTarget, type LineSamples } from '../../bench/lib/line-ranker.js';
 import { BuiltinLanguageModel, LINE_FEATURES, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
@@ -34,39 +38,80 @@ function asked(fold: string, category: number, question: string, gold: string, l
 describe('the line ranker fit', () => {
   const model = new BuiltinLanguageModel(embedder, RULES);
 
-  it('labels the lines that answer best, weighs each question the same, and leaves out what no line answers', async () => {
+  it('gives each line the F1 of the answer it would give, marks the evidence turns, and leaves out the unanswerable and "when"', async () => {
+    const turnOf = new Map([['Caroline: I love "Becoming Nicole" the most.', 'D1:2']]);
+    const evidence: Evidence = { turnsOf: (entry) => new Set(entry.question.startsWith('What book') ? ['D1:2'] : []), turnOf: (_fold, source) => turnOf.get(source.content) };
     const sets = await lineSamples(
       [
         asked('a', 4, 'What book does Caroline love?', 'Becoming Nicole', ['Caroline: I love books so much.', 'Caroline: I love "Becoming Nicole" the most.', 'Melanie: Books are great!']),
-        // No line holds the answer: nothing to learn from.
         asked('a', 4, 'What pet does Caroline have?', 'guinea pig', ['Caroline: What pet do you have?', 'Melanie: We have a dog.']),
         // Unanswerable and "when" questions teach the line ranker nothing.
         asked('a', 5, 'What book does Melanie love?', '', ['Caroline: I love "Becoming Nicole".']),
         asked('b', 2, 'When did Caroline read it?', '8 May 2023', ['Caroline: I read it yesterday.']),
       ],
       model,
+      evidence,
     );
-    expect(sets).toHaveLength(1);
-    const [set] = sets;
-    expect(set?.fold).toBe('a');
-    expect(set?.samples.map((sample) => sample.y)).toEqual([0, 1, 0]);
-    expect(set?.samples.map((sample) => sample.weight)).toEqual([0.5, 1, 0.5]);
-    expect(set?.samples[0]?.x).toHaveLength(LINE_FEATURES.length);
+    expect(sets.map((set) => set.fold)).toEqual(['a', 'a']);
+    const [book, pet] = sets;
+    // The quoted title is the answer that line gives: F1 1, where the whole line would score 0.5.
+    expect(book?.f1).toEqual([0, 1, 0]);
+    expect(book?.evidence).toEqual([false, true, false]);
+    expect(book?.rows[0]).toHaveLength(LINE_FEATURES.length);
+    expect(pet?.f1).toEqual([0, 0]);
+    // The target: answer F1 plus the evidence bump, as shares; a question nothing answers teaches nothing.
+    expect(lineTarget(book as LineSamples, 0.1)?.map((value) => Math.round(value * 1000) / 1000)).toEqual([0, 1, 0]);
+    expect(lineTarget({ f1: [0, 0.1], evidence: [true, false] }, 0.2)?.map((value) => Math.round(value * 1000) / 1000)).toEqual([0.667, 0.333]);
+    expect(lineTarget(pet as LineSamples, 0.2)).toBeUndefined();
   });
 
   it('learns the feature that tells the answering line apart, on the folds given only', () => {
     const quoted = LINE_FEATURES.indexOf('quoted');
-    const row = (answers: boolean, noise: number) => ({
-      x: LINE_FEATURES.map((_, i) => (i === quoted ? (answers ? 1 : 0) : noise)),
-      y: (answers ? 1 : 0) as 0 | 1,
-      weight: 1,
-    });
-    const train = { fold: 'a', samples: Array.from({ length: 40 }, (_, i) => row(i % 4 === 0, (i % 7) / 7)) };
-    // Another fold where the same feature means the opposite: left out, it must not count.
-    const other = { fold: 'b', samples: Array.from({ length: 400 }, (_, i) => row(i % 4 !== 0, 0.5)).map((sample) => ({ ...sample, x: sample.x.map((value, i) => (i === quoted ? 1 - (sample.y ? 1 : 0) : value)) })) };
-    const weights = fitLineWeights([train, other], new Set(['a']));
+    const question = (fold: string, flip: boolean, seed: number): LineSamples => {
+      const answering = seed % 3;
+      const rows = [0, 1, 2].map((i) => LINE_FEATURES.map((_, f) => (f === quoted ? ((i === answering) !== flip ? 1 : 0) : ((seed * 7 + i * 3 + f) % 5) / 5)));
+      return { fold, rows, f1: [0, 1, 2].map((i) => (i === answering ? 1 : 0)), evidence: [false, false, false] };
+    };
+    // Two folds where a quote marks the answer, one where it means the opposite: left out, it must not count.
+    const sets = [...Array.from({ length: 30 }, (_, i) => question(i % 2 ? 'a' : 'b', false, i)), ...Array.from({ length: 200 }, (_, i) => question('c', true, i))];
+    const weights = fitLineWeights(sets, new Set(['a', 'b']));
+    expect(weights).toHaveLength(LINE_FEATURES.length);
     expect(weights?.[quoted]).toBeGreaterThan(2);
-    expect(fitLineWeights([train, other], new Set(['c']))).toBeUndefined();
+    expect(fitLineWeights(sets)?.[quoted]).toBeLessThan(0);
+    expect(fitLineWeights(sets, new Set(['d']))).toBeUndefined();
     expect(fitLineWeights([])).toBeUndefined();
+  });
+});
+
+describe('LoCoMo\'s evidence joined to the saved memories', () => {
+  it('finds each question\'s evidence turns and the turn a memory was saved from, by its text and context', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mem-evidence-'));
+    const file = join(dir, 'locomo.json');
+    const turn = (speaker: string, dia_id: string, text: string) => ({ speaker, dia_id, text });
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          sample_id: 'conv-x',
+          conversation: {
+            session_1_date_time: '1:56 pm on 8 May, 2023',
+            session_1: [turn('Ann', 'D1:1', 'How are you?'), turn('Bob', 'D1:2', 'Thanks!'), turn('Ann', 'D1:3', 'I got a puppy.'), turn('Bob', 'D1:4', 'Thanks!')],
+          },
+          qa: [{ question: 'What pet did Ann get?', answer: 'a puppy', evidence: ['D1:3; D1:4'], category: 4 }],
+        },
+      ]),
+    );
+    try {
+      const evidence = locomoEvidence(file);
+      expect([...evidence.turnsOf({ fold: 'conv-x', question: 'What pet did Ann get?', category: 4 })]).toEqual(['D1:3', 'D1:4']);
+      expect(evidence.turnsOf({ fold: 'conv-y', question: 'What pet did Ann get?', category: 4 }).size).toBe(0);
+      expect(evidence.turnOf('conv-x', { content: 'Ann: I got a puppy. [8 May, 2023]' })).toBe('D1:3');
+      // A text said twice is told apart by the turn before it.
+      expect(evidence.turnOf('conv-x', { content: 'Bob: Thanks! [8 May, 2023]', context: 'Ann: I got a puppy.' })).toBe('D1:4');
+      expect(evidence.turnOf('conv-x', { content: 'Bob: Thanks! [8 May, 2023]', context: 'Ann: How are you?' })).toBe('D1:2');
+      expect(evidence.turnOf('conv-x', { content: 'Bob: Something else.' })).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
