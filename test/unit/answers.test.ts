@@ -329,7 +329,7 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(listedParts('and, or', new Set())).toEqual(['and, or']);
   });
 
-  it('the memory-level line features: relevance, its gap to the best, the memory\'s and its context\'s match, word pairs, names, a lone line', async () => {
+  it('the memory-level line features: relevance, the memory\'s and its context\'s match, word pairs, names, a lone line', async () => {
     const turns = [
       source('a', 'Melanie: I ran a charity race for mental health. It felt great.', 0.9),
       { ...source('b', 'Melanie: Self-care is really important.', 0.5), context: 'Caroline: What did the charity race teach you?' },
@@ -339,7 +339,6 @@ describe('the built-in answerer\'s lists and abstention', () => {
     const feature = (name: (typeof LINE_FEATURES)[number]) => lines.map((line) => line.features[LINE_FEATURES.indexOf(name)]);
     expect(lines.map((line) => line.sourceId)).toEqual(['a', 'a', 'b']);
     expect(feature('relevance')).toEqual([0.9, 0.9, 0.5]);
-    expect(feature('relevanceGap')?.map((value) => Math.round((value ?? 0) * 10) / 10)).toEqual([0, 0, 0.4]);
     // The second line of "a" shares no word with the question but its speaker's name; its memory shares more.
     expect(feature('memoryLexical')[1]).toBeGreaterThan((feature('lexical')[1] ?? 0) + 0.3);
     expect(feature('contextLexical')[2]).toBeGreaterThan(0.3);

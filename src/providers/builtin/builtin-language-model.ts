@@ -122,8 +122,8 @@ export interface AnswerRules {
  * - head: it holds the kind of thing a "what/which" question asks for (core/answers/question.ts headWords:
  *   "workshop" for "What workshop did Caroline attend?");
  * - replyLead: reply, for the first line of its memory only: a reply answers first, then talks on.
- * - relevance, relevanceGap: its memory's relevance (search's calibrated score), and how far below the best
- *   memory's it lies: rank alone says nothing of how close the memories came;
+ * - relevance: its memory's relevance (search's calibrated score): rank alone says nothing of how close the
+ *   memories came;
  * - memoryLexical, contextLexical: lexical for its whole memory and for the whole message it replies to: a
  *   turn's answering line may share no word with the question while its neighbours or the turn before do;
  * - pairs: the share of the question's adjacent content-word pairs ("charity race") it holds in order;
@@ -132,7 +132,7 @@ export interface AnswerRules {
  */
 export const LINE_FEATURES = [
   'lexical', 'semantic', 'typed', 'question', 'filler', 'byAsked', 'news', 'rank', 'quoted', 'length', 'newName', 'lead', 'reply', 'head', 'replyLead',
-  'relevance', 'relevanceGap', 'memoryLexical', 'contextLexical', 'pairs', 'namesHeld', 'alone',
+  'relevance', 'memoryLexical', 'contextLexical', 'pairs', 'namesHeld', 'alone',
 ] as const;
 
 /**
@@ -441,8 +441,8 @@ interface Candidate {
   readonly reply: number;
   /** It holds a word of the question's head (headWords): the kind of thing asked for. */
   readonly head: boolean;
-  /** What its memory as a whole holds (see LINE_FEATURES: memoryLexical, contextLexical, namesHeld, relevanceGap, alone). */
-  readonly memory: { readonly lexical: number; readonly context: number; readonly names: number; readonly gap: number; readonly lines: number };
+  /** What its memory as a whole holds (see LINE_FEATURES: memoryLexical, contextLexical, namesHeld, alone). */
+  readonly memory: { readonly lexical: number; readonly context: number; readonly names: number; readonly lines: number };
   /** Share of the question's word pairs (pairsOf) the line holds in the same order. */
   readonly pairs: number;
 }
@@ -473,7 +473,6 @@ function lineFeatures(c: Candidate): number[] {
     c.head ? 1 : 0,
     c.lineIndex === 0 ? c.reply : 0,
     c.source.relevance,
-    Math.min(1, c.memory.gap),
     c.memory.lexical,
     c.memory.context,
     c.pairs,
@@ -625,7 +624,6 @@ export class BuiltinLanguageModel implements LanguageModel {
     // Pairs of the question's content words in their order ("charity race"): a line holding the pair holds
     // the phrase asked about, not two of its words met apart.
     const questionPairs = pairsOf(contentWords(request.question));
-    const topRelevance = Math.max(0, ...request.sources.map((source) => source.relevance));
     const names = questionNamesOf(request.question);
 
     const candidates: Candidate[] = [];
@@ -638,7 +636,6 @@ export class BuiltinLanguageModel implements LanguageModel {
         lexical: lexicalOf(documents[sourceIndex] ?? new Set()),
         context: lexicalOf(new Set(contentWords(source.context ?? ''))),
         names: names.length === 0 ? 0 : names.filter(mentions(`${source.content} ${source.context ?? ''}`)).length / names.length,
-        gap: Math.max(0, topRelevance - source.relevance),
         lines: list.length,
       };
       for (const [lineIndex, text] of list.entries()) {
