@@ -37,9 +37,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [1.8362,1.0892,0.8137,-0.4104,-0.4611,0.2811,1.6303,-2.6872,2.2353,-0.5139,-0.092,-0.709,1.001,0.3224,2.3431], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.024143, weights: [-0.390915, -0.345605, -2.015119, -0.355695, 1.28159, 0.094203, 0.469668, 0.241907, 3.152602, 1.888151, 2.118151] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8226,-0.5268,1.303,-0.1641,-0.2747,0.4881,0.9166,-0.6599,1.9901,0.5789,0.0791,-0.2229,1.4688,0.1813,0.9443,2.5974,0.0692,-0.3725,0.5598,-0.1462,0.1094], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.804717, weights: [-0.623118, -0.410877, -2.179812, -0.255332, 1.239188, 0.226041, 0.566724, 0.215771, 2.340013, 2.683797, 2.047508] } },
   calibration: {
     facts: [],
-    passages: [[0.664, 0.113], [0.761, 0.192], [0.79, 0.25], [0.833, 0.301], [0.892, 0.333], [0.938, 0.346], [0.986, 0.596]],
+    passages: [[0.472, 0.1], [0.621, 0.137], [0.706, 0.139], [0.762, 0.196], [0.79, 0.275], [0.815, 0.28], [0.849, 0.294], [0.89, 0.3], [0.937, 0.431], [0.988, 0.549]],
   },
 };
