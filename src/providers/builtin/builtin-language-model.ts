@@ -78,8 +78,9 @@ export interface AnswerRules {
   readonly quotedTitles: boolean;
   /**
    * Weights of LINE_FEATURES that rank the lines of a question answered by a phrase of its line (all but
-   * "when"), fitted by bench/fit-answers.ts as a logistic model of "this line answers best" on the lines
-   * retrieval found. Absent: the hand-set score of the weights above (questionPenalty, fillerPenalty,
+   * "when"), fitted by bench/fit-answers.ts as a listwise logit over each question's lines (the answer each
+   * line would give, and LoCoMo's evidence turns, are its target); the score of a line is the logistic of
+   * weights · features. Absent: the hand-set score of the weights above (questionPenalty, fillerPenalty,
    * speakerWeight, newsWeight). "When" questions keep that score: their answer is the line's date, which the
    * line's words say little about.
    */
