@@ -457,6 +457,11 @@ describe('the built-in extractive answerer', () => {
     // The one who sings a song is the name after its quoted title, not the title.
     const song = [source('b', 'Caroline: "Brave" by Sara Bareilles always makes me feel courageous.')];
     expect((await answer('Who sings the song that makes Caroline feel courageous?', song)).text).toBe('Sara Bareilles');
+    // A note's line that opens with a verb or a time: the name is the rest of the run, not "Met Sarah Chen".
+    const met = [source('m', 'Met Sarah Chen at the Berlin conference; she is the CFO of Acme Corp.')];
+    expect((await answer('Who is the CFO of Acme Corp?', met, 'default', { ...PLAIN, window: 3 })).text).toBe('Sarah Chen');
+    expect((await answer('Who did I call?', [source('c', 'Called Tom Baker about the Globex contract.')])).text).toBe('Tom Baker');
+    expect((await answer('Who did I meet yesterday?', [source('t', 'Yesterday Anna showed me the new office.')])).text).toBe('Anna');
   });
 
   it('adds close runners-up up to the tier, best first', async () => {

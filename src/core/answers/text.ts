@@ -30,6 +30,11 @@ const OPENERS = new Set(
   'met meet call called ask asked email emailed tell told send sent pay paid buy bought talk talked lunch dinner visit visited remind check review discuss discussed plan book booked follow note todo ask'.split(' '),
 );
 
+/** Whether a word opens a note's line as a verb or an errand ("Met", "Called", "Lunch"): no name. */
+export function isOpener(word: string): boolean {
+  return OPENERS.has(word.toLowerCase());
+}
+
 /** Capitalised words that are not names: pronouns, calendar words, sentence openers. */
 const NOT_NAMES = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT, 'I', 'I\'m', 'I\'ve', 'I\'ll', 'I\'d', 'OK', 'Ok', 'Hey', 'Hi', 'Hello', 'Thanks', 'Wow', 'Yes', 'No', 'Oh']);
 

@@ -7,6 +7,7 @@ import {
   formatDay,
   hasDate,
   isStopword,
+  isOpener,
   properNouns,
   resolveRelativeDate,
   sentences,
@@ -259,8 +260,16 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
     const quoted = [...text.matchAll(/["“][^"“”]{1,80}["”]/gu)].map((match) => [match.index ?? 0, (match.index ?? 0) + match[0].length] as const);
     const leading = text.length - text.trimStart().length;
     const names = properNouns(`and ${text}`)
-      .filter((name) => !asked(name))
       .map((name) => ({ name, at: text.indexOf(name) }))
+      // A run that opens the line with a verb or a time ("Met Sarah Chen at...", "Last Friday Matt..."): the
+      // name is the rest of the run, whatever the memories know of it.
+      .map((entry) => {
+        const [head = '', ...rest] = entry.name.split(' ');
+        if (entry.at !== leading || rest.length === 0 || !(isOpener(head) || TIME_OPENER.test(head))) return entry;
+        const name = rest.join(' ');
+        return { name, at: text.indexOf(name, entry.at) };
+      })
+      .filter((entry) => !asked(entry.name))
       .filter((entry) => entry.at >= 0 && !quoted.some(([from, to]) => entry.at > from && entry.at < to))
       // The line's first word is capitalised whatever it is: an interjection or an address set off by a comma
       // ("Yep, ...", "Yet, ..."), a word in -ing or -ed ("Nothing beats...", "Seeing them..."), a stopword
