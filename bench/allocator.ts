@@ -20,7 +20,8 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { memoryPassages } from '../src/core/chunking.js';
 import { deriveTitle } from '../src/core/memory-service.js';
-import { startDaemon, type BenchDaemon } from './lib/daemon.js';
+import { startDaemon } from './lib/daemon.js';
+import { cpuSeconds, settle } from './load.js';
 import { createNoteGenerator } from './lib/notes.js';
 import { finishStandalone, isMain, measure, type BenchResult } from './lib/report.js';
 import { round } from './lib/stats.js';
@@ -31,24 +32,12 @@ const SEARCHES = 80;
 const MIX_SECONDS = 20;
 const REST_MS = 75_000;
 
-/** Fields of /proc/<pid>/stat after the command name. */
-function stat(pid: number): string[] {
+/** Minor page faults of the process so far (/proc/<pid>/stat). */
+function minorFaults(pid: number): number {
   const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[7]);
 }
-const cpuMs = (pid: number) => (Number(stat(pid)[11]) + Number(stat(pid)[12])) * 10;
-const minorFaults = (pid: number) => Number(stat(pid)[7]);
-
-/** Waits until the daemon's CPU stays under 2% of a core for two 1 s windows (at most 120 s). */
-async function settle(daemon: BenchDaemon): Promise<void> {
-  const started = performance.now();
-  let quiet = 0;
-  while (quiet < 2 && performance.now() - started < 120_000) {
-    const before = cpuMs(daemon.pid());
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    quiet = cpuMs(daemon.pid()) - before <= 20 ? quiet + 1 : 0;
-  }
-}
+const cpuMs = (pid: number) => cpuSeconds(pid) * 1000;
 
 /** Each memory's passages as the daemon cuts them, with a seeded random unit vector each (base64 float32). */
 function randomVectors(items: readonly Generated[]): Map<string, { seq: number; text: string; b64: string }[]> {

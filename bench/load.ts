@@ -52,7 +52,7 @@ import { execFileSync } from 'node:child_process';
 const SEED = 20261124;
 
 /** CPU seconds the process has used (user + system), from /proc (Linux). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -92,7 +92,7 @@ function threadCpu(pid: number): Record<string, number> {
  * several seconds, and CPU read meanwhile would be charged to the requests measured next. Returns the ms it
  * waited.
  */
-async function settle(daemon: BenchDaemon): Promise<number> {
+export async function settle(daemon: BenchDaemon): Promise<number> {
   const started = performance.now();
   let quiet = 0;
   while (quiet < 2 && performance.now() - started < 120_000) {
