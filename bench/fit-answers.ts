@@ -74,7 +74,7 @@ export async function summarise(
     const index = pickedIndex(perVariant, fold);
     const rules = RULE_VARIANTS[index] as AnswerRules;
     const ranked = ranker ? fitLineRanker(lines, new Set(foldIds.filter((id) => id !== fold))) : undefined;
-    if (ranked) console.log(`  line ranker ${fold ? `without ${fold}` : 'on all folds'}: evidence bump ${ranked.bump}`);
+    if (ranked) console.log(`  line ranker ${fold ? `without ${fold}` : 'on all folds'}: evidence bump ${ranked.bump}, L2 ${ranked.lambda}`);
     const weights = ranked?.weights;
     if (!ranker) return { variants: [rules], records: [perVariant[index] ?? []] };
     const named = { ...rules, ...(weights ? { lineWeights: weights } : {}), listNames: true };

@@ -18,12 +18,12 @@ import { fitListwise } from './listwise.js';
 /** A question's lines teach nothing when their shares add up to less. */
 const MIN_TARGET = 0.2;
 /**
- * The evidence bumps tried; fitLineWeights picks one by an inner leave-one-fold-out over the folds it is
- * given (the held-out fold never takes part).
+ * The evidence bumps and L2 penalties tried; fitLineRanker picks a pair by an inner leave-one-fold-out over
+ * the folds it is given (the held-out fold never takes part). Penalties strongest first, so a tie keeps the
+ * simpler model.
  */
 export const EVIDENCE_BUMPS = [0.05, 0.1, 0.2] as const;
-/** A small L2 penalty: a score of features on a few hundred questions. */
-const LINE_LAMBDA = 0.001;
+export const LINE_LAMBDAS = [0.01, 0.001, 0.0001] as const;
 
 /** One question's lines: features, the F1 of the answer each would give, whether it states the evidence. */
 export interface LineSamples {
@@ -73,12 +73,12 @@ export async function lineSamples(asked: readonly AskedQuestion[], model: Builti
   return out;
 }
 
-function fitWith(samples: readonly LineSamples[], bump: number): number[] | undefined {
+function fitWith(samples: readonly LineSamples[], bump: number, lambda: number): number[] | undefined {
   const lists = samples.flatMap((sample) => {
     const target = lineTarget(sample, bump);
     return target ? [{ rows: sample.rows, target }] : [];
   });
-  return lists.length === 0 ? undefined : fitListwise(lists, LINE_LAMBDA);
+  return lists.length === 0 ? undefined : fitListwise(lists, lambda);
 }
 
 /** Mean F1 of the answer of the line the weights rank first. */
@@ -98,26 +98,29 @@ function topF1(samples: readonly LineSamples[], weights: readonly number[]): num
 
 /**
  * The line ranker fitted on the samples of the folds given (all when `folds` is undefined), with the
- * evidence bump whose weights, fitted on all but one of those folds, rank best on the one left out (mean
- * F1 of the top line's answer over the inner folds; ties go to the smaller bump).
+ * evidence bump and L2 penalty whose weights, fitted on all but one of those folds, rank best on the one
+ * left out (mean F1 of the top line's answer over the inner folds; ties go to the pair tried first).
  */
-export function fitLineRanker(sets: readonly LineSamples[], folds?: ReadonlySet<string>): { weights: number[]; bump: number } | undefined {
+export function fitLineRanker(sets: readonly LineSamples[], folds?: ReadonlySet<string>): { weights: number[]; bump: number; lambda: number } | undefined {
   const samples = sets.filter((set) => !folds || folds.has(set.fold));
   const inner = [...new Set(samples.map((sample) => sample.fold))];
   let bump: number = EVIDENCE_BUMPS[0];
+  let lambda: number = LINE_LAMBDAS[0];
   if (inner.length > 1) {
     let bestValue = -Infinity;
-    for (const candidate of EVIDENCE_BUMPS) {
-      const value =
-        inner.reduce((sum, fold) => {
-          const weights = fitWith(samples.filter((sample) => sample.fold !== fold), candidate);
-          return sum + (weights ? topF1(samples.filter((sample) => sample.fold === fold), weights) : 0);
-        }, 0) / inner.length;
-      if (value > bestValue + 1e-9) [bump, bestValue] = [candidate, value];
+    for (const candidateLambda of LINE_LAMBDAS) {
+      for (const candidate of EVIDENCE_BUMPS) {
+        const value =
+          inner.reduce((sum, fold) => {
+            const weights = fitWith(samples.filter((sample) => sample.fold !== fold), candidate, candidateLambda);
+            return sum + (weights ? topF1(samples.filter((sample) => sample.fold === fold), weights) : 0);
+          }, 0) / inner.length;
+        if (value > bestValue + 1e-9) [bump, lambda, bestValue] = [candidate, candidateLambda, value];
+      }
     }
   }
-  const weights = fitWith(samples, bump);
-  return weights ? { weights: weights.map((weight) => Math.round(weight * 1e4) / 1e4), bump } : undefined;
+  const weights = fitWith(samples, bump, lambda);
+  return weights ? { weights: weights.map((weight) => Math.round(weight * 1e4) / 1e4), bump, lambda } : undefined;
 }
 
 /** The weights of fitLineRanker. */
