@@ -29,9 +29,11 @@ export const DEFAULT_PACE: PaceOptions = {
   // table, where pieces of two items cost three commits an item and LanceDB's threads, which have no
   // priorities, spent most of a core on them (bench/README.md, "Searches during a 10,000-item ingest").
   yielding: 32,
-  // ... and rests as long as the batch took: the searches run on free cores half the time. The variants
-  // measured (batch sizes, rests) are in bench/README.md.
-  restFactor: 1,
+  // ... and rests twice as long as the batch took: the searches run on free cores two thirds of the time.
+  // Resting as long as the batch (half the time) left a search's p95 above 150 ms in one run of two during
+  // a 10k ingest; interactive work goes first. The variants measured (batch sizes, rests) are in
+  // bench/README.md.
+  restFactor: 2,
   // Requests of one client arrive one after another: a gap this short is the same person still working.
   quietMs: 250,
 };
@@ -39,7 +41,7 @@ export const DEFAULT_PACE: PaceOptions = {
 /**
  * The pace of background work (ingest job items, a folder's first scan): at full speed while nobody waits on
  * the daemon; while interactive requests run and shortly after, one batch of a few dozen items at a time,
- * each followed by a rest as long as it took. The embedder already takes interactive texts first
+ * each followed by a rest twice as long as it took. The embedder already takes interactive texts first
  * (priority.ts), but background items also compete for the main thread, LanceDB's threads and the commits,
  * which have no priorities: with a bulk job's items all in flight, or in pieces of two (each its own
  * commits), searches slowed several times over (bench/README.md).
