@@ -37,6 +37,13 @@ export async function configFor(command: Command): Promise<LoadedConfig> {
 }
 
 /**
+ * A command (and the TUI) sends a request the busy daemon refused (429, `details.reason: "busy"`) again this
+ * many times, each after its Retry-After: a person waits a few seconds rather than see an error while agents
+ * keep the daemon busy. Completions (quickClientFor) answer at once or not at all.
+ */
+const BUSY_RETRIES = 3;
+
+/**
  * A client for the daemon this CLI should talk to, with the stored API key. When no daemon answers and
  * `--start` (or config client.autoStart) says so, starts one in the background first.
  */
@@ -48,7 +55,7 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
   const loaded: ClientSettings = await loadClientSettings({ flags: flagsOf(command) });
   let { url } = resolveDaemonUrl(loaded);
   const stored = await readApiKey(loaded.paths);
-  let client = new MemClient({ baseUrl: url, apiKey: stored?.key, timeoutMs: loaded.config['client.timeoutMs'] });
+  let client = new MemClient({ baseUrl: url, apiKey: stored?.key, timeoutMs: loaded.config['client.timeoutMs'], busyRetries: BUSY_RETRIES });
   if (options.start || loaded.config['client.autoStart']) {
     const up = await client.health(1500).then(
       () => true,
@@ -59,7 +66,7 @@ export async function clientFor(command: Command): Promise<{ client: MemClient; 
       const { startDaemonInBackground } = await import('./daemon-process.js');
       url = (await startDaemonInBackground(await configFor(command))).url;
       const key = await readApiKey(loaded.paths);
-      client = new MemClient({ baseUrl: url, apiKey: key?.key, timeoutMs: loaded.config['client.timeoutMs'] });
+      client = new MemClient({ baseUrl: url, apiKey: key?.key, timeoutMs: loaded.config['client.timeoutMs'], busyRetries: BUSY_RETRIES });
     }
   }
   return { client, output, loaded };

@@ -111,7 +111,37 @@ export interface ClientOptions {
   readonly timeoutMs?: number;
   /** Every request goes through this fetch when given (tests); by default JSON routes use node:http. */
   readonly fetch?: typeof fetch;
+  /**
+   * Times a request is sent again after the daemon refused it for being busy (429 RATE_LIMITED with
+   * `details.reason: "busy"`: its lane's queue was full, so nothing of it ran), each after the
+   * answer's Retry-After (at most MAX_BUSY_WAIT_S). 0 by default: a program sees the 429 and decides; the CLI
+   * and the TUI wait, as a person would, rather than fail while agents keep the daemon busy. A plan's rate
+   * limits (also 429, another reason) are never retried.
+   */
+  readonly busyRetries?: number;
 }
+
+/** Longest wait before a busy request is sent again, whatever Retry-After says. */
+const MAX_BUSY_WAIT_S = 5;
+
+/**
+ * How long to wait before sending a request again that the daemon refused as busy (see
+ * ClientOptions.busyRetries), in ms; undefined for any other answer.
+ */
+export function busyRetryDelayMs(status: number, text: string): number | undefined {
+  if (status !== 429) return undefined;
+  let body: { error?: unknown; retryAfter?: unknown; details?: { reason?: unknown } } | undefined;
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return undefined;
+  }
+  if (body?.error !== 'RATE_LIMITED' || body.details?.reason !== 'busy') return undefined;
+  const seconds = typeof body.retryAfter === 'number' && body.retryAfter > 0 ? body.retryAfter : 1;
+  return Math.min(seconds, MAX_BUSY_WAIT_S) * 1000;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface ListParams {
   readonly limit?: number | undefined;
@@ -133,6 +163,7 @@ export class MemClient {
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
   private readonly customFetch: boolean;
+  private readonly busyRetries: number;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -140,18 +171,40 @@ export class MemClient {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.fetchImpl = options.fetch ?? fetch;
     this.customFetch = options.fetch !== undefined;
+    this.busyRetries = options.busyRetries ?? 0;
   }
 
   /** A streamed answer (ask, export) over node:http, or through the custom fetch when one was given. */
   private async open(path: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<StreamResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.openOnce(path, init);
+      if (response.status !== 429 || attempt >= this.busyRetries) return response;
+      const text = await response.text();
+      const delay = busyRetryDelayMs(response.status, text);
+      if (delay === undefined) return { status: response.status, ok: false, body: (async function* () {})(), text: () => Promise.resolve(text) };
+      await pause(delay);
+    }
+  }
+
+  private async openOnce(path: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<StreamResponse> {
     if (!this.customFetch) return openResponse(this.baseUrl + path, init);
     const response = await this.fetchImpl(this.baseUrl + path, init);
     const body = response.body ?? (async function* () {})();
     return { status: response.status, ok: response.ok, body: body as AsyncIterable<Uint8Array>, text: () => response.text() };
   }
 
-  /** A JSON body over node:http (see http-transport.ts), a form or a custom fetch through fetch. */
+  /** send, again after a busy daemon's Retry-After, up to busyRetries times. */
   private async send(path: string, init: { method: string; headers: Record<string, string>; body?: string | FormData; signal: AbortSignal }): Promise<TextResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.sendOnce(path, init);
+      const delay = attempt < this.busyRetries ? busyRetryDelayMs(response.status, response.text) : undefined;
+      if (delay === undefined) return response;
+      await pause(delay);
+    }
+  }
+
+  /** A JSON body over node:http (see http-transport.ts), a form or a custom fetch through fetch. */
+  private async sendOnce(path: string, init: { method: string; headers: Record<string, string>; body?: string | FormData; signal: AbortSignal }): Promise<TextResponse> {
     if (this.customFetch || (init.body !== undefined && typeof init.body !== 'string')) {
       const response = await this.fetchImpl(this.baseUrl + path, init);
       return { status: response.status, ok: response.ok, text: await response.text() };

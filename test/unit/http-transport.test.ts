@@ -281,3 +281,69 @@ describe('MemClient streams over node:http', () => {
     expect(exportDown.code).toBe('DAEMON_UNREACHABLE');
   });
 });
+
+describe('MemClient and a busy daemon', () => {
+  /** The envelope the daemon's admission answers with when a lane's queue is full (core/scheduling/admission.ts). */
+  const BUSY = { error: 'RATE_LIMITED', message: 'Rate limit exceeded', retryAfter: 1, details: { reason: 'busy', lane: 'search', queued: 40 } };
+  /** A plan's rate limit: also 429, but retrying at once would only be refused again. */
+  const PLAN_LIMIT = { error: 'RATE_LIMITED', message: 'Rate limit exceeded', retryAfter: 30, usage: { requestsThisHour: 1000, limit: 1000 } };
+
+  /** Answers the first `refusals` requests with `envelope` (429), then `answer`. */
+  async function refusing(refusals: number, envelope: object, answer: (response: ServerResponse) => void): Promise<{ url: string; requests: () => number }> {
+    let requests = 0;
+    const url = await serve((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        requests += 1;
+        if (requests <= refusals) {
+          response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+          response.end(JSON.stringify(envelope));
+        } else answer(response);
+      });
+    });
+    return { url, requests: () => requests };
+  }
+  const saved = (response: ServerResponse) => {
+    response.writeHead(201, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ success: true, documentId: 'mem_01M889571WANASDGGNMMDD6VKV', processingTime: 3 }));
+  };
+
+  it('sends a request the busy daemon refused again after its Retry-After, when asked to', async () => {
+    const { url, requests } = await refusing(1, BUSY, saved);
+    const client = new MemClient({ baseUrl: url, apiKey: 'svc_live_test', busyRetries: 3 });
+    expect(await client.turboSave({ content: 'Met Sarah in Berlin' })).toMatchObject({ success: true });
+    expect(requests()).toBe(2);
+  });
+
+  it('gives up with the 429 after busyRetries, and by default at the first', async () => {
+    const stubborn = await refusing(10, BUSY, saved);
+    const error = await failure(new MemClient({ baseUrl: stubborn.url, busyRetries: 1 }).turboSave({ content: 'x' }));
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(stubborn.requests()).toBe(2);
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    const once = await refusing(1, BUSY, saved);
+    expect((await failure(new MemClient({ baseUrl: once.url }).turboSave({ content: 'x' }))).code).toBe('RATE_LIMITED');
+    expect(once.requests()).toBe(1);
+  });
+
+  it('never retries a plan rate limit', async () => {
+    const { url, requests } = await refusing(1, PLAN_LIMIT, saved);
+    const error = await failure(new MemClient({ baseUrl: url, busyRetries: 3 }).turboSave({ content: 'x' }));
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(requests()).toBe(1);
+  });
+
+  it('retries a streamed ask the same way', async () => {
+    const { url, requests } = await refusing(1, BUSY, (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(sse('delta', { text: 'Berlin' }) + sse('done', DONE));
+    });
+    const events = await collect(new MemClient({ baseUrl: url, busyRetries: 2 }).askStream({ query: 'Where did I meet Sarah?' }));
+    expect(events).toEqual([
+      { type: 'delta', text: 'Berlin' },
+      { type: 'done', response: DONE },
+    ]);
+    expect(requests()).toBe(2);
+  });
+});
