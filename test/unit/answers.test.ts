@@ -6,7 +6,7 @@ import { headWords } from '../../src/core/answers/question.js';
 import { contentWords, countTokens, properNouns, resolveRelativeDate, sharedNames, stem } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 
@@ -462,6 +462,16 @@ describe('the built-in extractive answerer', () => {
     expect((await answer('Who is the CFO of Acme Corp?', met, 'default', { ...PLAIN, window: 3 })).text).toBe('Sarah Chen');
     expect((await answer('Who did I call?', [source('c', 'Called Tom Baker about the Globex contract.')])).text).toBe('Tom Baker');
     expect((await answer('Who did I meet yesterday?', [source('t', 'Yesterday Anna showed me the new office.')])).text).toBe('Anna');
+  });
+
+  it('answers a question with a subordinate "when" or "how" by its phrase; one that asks two things by the sentence too', async () => {
+    expect(isCompound('Who helped Maria when she was younger?')).toBe(false);
+    expect(isCompound('When did Gina make a video to teach how to style her pieces?')).toBe(false);
+    expect(isCompound('What is Emma good at and what should she do more?')).toBe(true);
+    expect(isCompound('Which museum did I visit, and which room did he recommend?')).toBe(true);
+    const aunt = [source('a', 'Maria: My aunt Rosa gave us money when we were struggling.')];
+    expect((await answer('Who gave Maria money when she was younger?', aunt)).text).toBe('Rosa');
+    expect((await answer('Who gave Maria money, and what did they buy?', aunt)).text).toBe('Rosa — Maria: My aunt Rosa gave us money when we were struggling.');
   });
 
   it('adds close runners-up up to the tier, best first', async () => {

@@ -231,9 +231,14 @@ export function asksForNamedThing(question: string): boolean {
   return new RegExp(`^(?:in |at |to |from )?(?:what|which) (?:\\w+ )?(?:${NAMED_THINGS})\\b`).test(q) || /^what (?:is|was|are|were) (?:the )?names? of\b/.test(q);
 }
 
-/** Questions that ask two things ("When ... and what about?") are answered with the whole sentence. */
-function isCompound(question: string): boolean {
-  return (question.toLowerCase().match(/\b(?:when|who|whom|where|what|which|why|how)\b/g) ?? []).length > 1;
+/**
+ * Questions that ask two things ("When ... and what about?", "Which museum ... and which room ...?") are
+ * answered with the whole sentence. Only a question word that opens a coordinated clause asks a second
+ * thing: one that opens a subordinate clause ("Who supports Caroline when she has a bad day?", "...to teach
+ * how to style...") is part of the one question.
+ */
+export function isCompound(question: string): boolean {
+  return /(?:,|;|\band\b|\bor\b)\s+(?:when|who|whom|where|what|which|why|how)\b/.test(question.toLowerCase());
 }
 
 /**
