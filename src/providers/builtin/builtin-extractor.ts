@@ -17,6 +17,7 @@ import {
   EVENT_WORDS,
   HONORIFICS,
   JOB_TITLES,
+  KINSHIP_WORDS,
   LOCATION_CONTEXT_BEFORE,
   LOCATION_WORDS,
   METRIC_NAMES,
@@ -119,8 +120,6 @@ interface Candidate {
 }
 
 const NAME_PREFIXES = new Set(['new', 'big', 'old', 'great', 'grand', 'north', 'south', 'east', 'west', 'first', 'san', 'saint', 'st', 'fort', 'port', 'mount', 'lake', 'upper', 'lower', 'little']);
-/** Family words before a name: "Uncle Piotr" is Piotr. */
-const KINSHIP = new Set(['uncle', 'aunt', 'auntie', 'cousin', 'grandma', 'grandpa', 'grandmother', 'grandfather', 'sister', 'brother', 'mom', 'dad', 'nephew', 'niece']);
 const CONNECTORS = new Set(['of', '&', 'de', 'van', 'von', 'der', 'da', 'du', 'la', 'del', 'le', 'y', 'di']);
 const CLOSED_POS = new Set(['PRON', 'DET', 'ADP', 'CCONJ', 'SCONJ', 'AUX', 'PUNCT', 'SYM', 'PART', 'SPACE', 'INTJ']);
 
@@ -258,7 +257,7 @@ function chunksOf(sentence: Sentence): Chunk[] {
       break;
     }
     let startToken = index;
-    const kin = KINSHIP.has((tokens[startToken]?.text ?? '').toLowerCase()) && startToken < end;
+    const kin = KINSHIP_WORDS.has((tokens[startToken]?.text ?? '').toLowerCase()) && startToken < end;
     if (kin) startToken++;
     // Honorifics belong to the name but never stand alone.
     while (startToken <= end && HONORIFICS.has((tokens[startToken]?.text ?? '').toLowerCase()) && startToken === end) startToken++;

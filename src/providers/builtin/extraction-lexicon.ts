@@ -76,8 +76,9 @@ export const JOB_TITLES = [
 
 /** Capitalised words that are never names on their own. */
 export const NOT_NAMES = new Set([
-  'i', 'we', 'you', 'he', 'she', 'they', 'it', 'me', 'us', 'our', 'my', 'the', 'a', 'an', 'this', 'that', 'these',
-  'those', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february',
+  'i', 'we', 'you', 'he', 'she', 'they', 'it', 'me', 'us', 'our', 'my', 'him', 'her', 'his', 'hers', 'its', 'them',
+  'their', 'theirs', 'your', 'yours', 'mine', 'ours', 'myself', 'himself', 'herself', 'itself', 'themselves', 'the',
+  'a', 'an', 'this', 'that', 'these', 'those', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february',
   'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'jan', 'feb',
   'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'today', 'tomorrow', 'yesterday',
   'q1', 'q2', 'q3', 'q4', 'h1', 'h2', 'fy', 'ok', 'okay', 'yes', 'no', 'hi', 'hello', 'hey', 'dear', 'thanks',
@@ -102,6 +103,9 @@ export const NOT_NAMES = new Set([
   'partnership', 'interview', 'vendor', 'customer', 'customers', 'investor', 'investors', 'reminder', 'intro',
   'introduction', 'debrief', 'review', 'planning', 'kickoff', 'metrics', 'numbers', 'news', 'feedback', 'idea',
 ]);
+
+/** Family words before a name: "Uncle Piotr" is Piotr. */
+export const KINSHIP_WORDS = new Set(['uncle', 'aunt', 'auntie', 'cousin', 'grandma', 'grandpa', 'grandmother', 'grandfather', 'sister', 'brother', 'mom', 'dad', 'nephew', 'niece']);
 
 export const HONORIFICS = new Set(['mr', 'mr.', 'mrs', 'mrs.', 'ms', 'ms.', 'dr', 'dr.', 'prof', 'prof.', 'miss', 'sir', 'dame']);
 
