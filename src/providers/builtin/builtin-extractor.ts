@@ -13,6 +13,7 @@ import {
   COMPANY_CONTEXT_BEFORE,
   COMPANY_SUFFIXES,
   COMPANY_WORDS,
+  EMPLOYER_NOUNS,
   EVENT_CONTEXT_BEFORE,
   EVENT_WORDS,
   HONORIFICS,
@@ -28,15 +29,18 @@ import {
   PRODUCT_WORDS,
   ROLE_TITLES,
 } from './extraction-lexicon.js';
+import { PRONOUN_CONFIDENCE, resolvePronouns } from './coreference.js';
 import { ExtractionThread } from './extraction-thread.js';
 
 /**
  * The offline extractor: wink-nlp splits sentences and tags parts of speech (its proper-noun runs are the
  * candidate names), compromise recognises people and places it knows, compromise-dates reads dates, and
  * the rules here type each name from its words and context, group aliases within the text, and read facts
- * and relationships from common sentence patterns. Deterministic; a few milliseconds per note once loaded.
+ * and relationships from common sentence patterns, where a resolved pronoun ("she", coreference.ts) stands
+ * for its person. Deterministic; a few milliseconds per note once loaded.
  *
- * Confidences are per pattern, set from their precision on the labelled set (bench/extraction.ts).
+ * Confidences are per pattern, set from their precision on the labelled set (bench/extraction.ts); a fact
+ * read through a pronoun has less (PRONOUN_CONFIDENCE).
  */
 
 interface Nlp {
@@ -142,6 +146,7 @@ const COMPANY_ROLE_RE = new RegExp(`^['’]s\\s+(?:new\\s+|current\\s+|interim\\
 const COMPANY_JOB_RE = new RegExp(`^['’]s\\s+(?:[a-z-]+\\s+){0,2}(?:${JOB_RE})\\s*,?\\s*$`);
 const BEFORE_TITLE_RE = new RegExp(`(?:^|\\s)(?:${ROLE_RE}|${JOB_RE})(?:\\s+of\\s+[a-z ]{2,30}?)?\\s+(?:of|at|for)$`);
 const AFTER_TITLE_RE = new RegExp(`^['’]s\\s+(?:[a-z-]+\\s+){0,2}(?:${ROLE_RE}|${JOB_RE})\\b`);
+const EMPLOYER_RE = new RegExp(`^(?:['’]s)?\\s*(?:new\\s+|current\\s+|own\\s+)?(?:${alternation(EMPLOYER_NOUNS)})\\s*(?:,\\s*|\\s+is\\s+|\\s+)?(?:the\\s+)?$`);
 const APPOSITION_ROLE_RE = new RegExp(`^,?\\s*(?:the\\s+|our\\s+|their\\s+|a\\s+|an\\s+)?(?:new\\s+)?(?:${ROLE_RE})\\b`);
 
 const isUpperInitial = (text: string) => /^\p{Lu}/u.test(text) || /^\p{Ll}+\p{Lu}/u.test(text);
@@ -585,28 +590,15 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
     }
   });
 
-  // 5. Pronouns at the start of a sentence stand for the last person ("she", "he") or company ("it").
+  // 5. Pronouns that stand for a named person or company (coreference.ts).
   const bySentence = sentences.map((_, index) => mentions.filter((mention) => mention.sentence === index).sort((a, b) => a.start - b.start));
-  let lastPerson: string | undefined;
-  let lastCompany: string | undefined;
-  sentences.forEach((sentence, index) => {
-    const list = bySentence[index] as Mention[];
-    const pronoun = /^(she|he|it|the company|the firm|the startup)\b/i.exec(sentence.text);
-    if (pronoun) {
-      const word = (pronoun[1] ?? '').toLowerCase();
-      const target = word === 'she' || word === 'he' ? lastPerson : lastCompany;
-      if (target) {
-        list.unshift({ key: target, text: pronoun[0], start: 0, end: pronoun[0].length, sentence: index, pronoun: true });
-        const entity = entities.get(target);
-        if (entity) entity.mentions++;
-      }
-    }
-    for (const mention of list) {
-      const type = entities.get(mention.key)?.type;
-      if (type === 'person') lastPerson = mention.key;
-      if (type === 'company') lastCompany = mention.key;
-    }
-  });
+  const named = mentions.map((mention) => ({ ...mention, type: (entities.get(mention.key) as Entity).type }));
+  for (const pronoun of resolvePronouns(sentences, named)) {
+    (bySentence[pronoun.sentence] as Mention[]).push({ ...pronoun, pronoun: true });
+    const entity = entities.get(pronoun.key);
+    if (entity) entity.mentions++;
+  }
+  for (const list of bySentence) list.sort((a, b) => a.start - b.start);
 
   // 6. Facts and relationships from sentence patterns.
   const drafts: FactDraft[] = [];
@@ -620,7 +612,8 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
       for (let j = i + 1; j < list.length; j++) {
         const a = list[i] as Mention;
         const b = list[j] as Mention;
-        if (a.key === b.key || b.start < a.end) continue;
+        // A pronoun is the subject of what follows it, never the object of a relation.
+        if (a.key === b.key || b.start < a.end || b.pronoun) continue;
         const ea = entities.get(a.key) as Entity;
         const eb = entities.get(b.key) as Entity;
         // The words between the two names, other names replaced by their type ("and ⟨person⟩ from").
@@ -641,10 +634,12 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
         variants.add(between.replace(/^,?\s*(?:who|which|that)\s+/, ' '));
         const subject = list.find((mention) => entities.get(mention.key)?.type !== 'date');
         if (subject === a && / and /.test(between)) variants.add(` ${between.slice(between.lastIndexOf(' and ') + 5)}`);
+        // "she's the CFO of", "he's joined": the contraction is "is" or "has".
+        if (a.pronoun && /^['’]s\s/.test(between)) for (const verb of ['is', 'has']) variants.add(` ${verb}${between.slice(2)}`);
         for (const variant of variants) {
           const found = patterns(ea, eb, variant, after, index, changeDate, sentenceDates[index] ?? []);
           if (found.length === 0) continue;
-          for (const draft of found) drafts.push(draft);
+          for (const draft of found) drafts.push(a.pronoun ? { ...draft, confidence: Math.round(draft.confidence * PRONOUN_CONFIDENCE * 100) / 100 } : draft);
           related.add(`${a.key}|${b.key}`);
           related.add(`${b.key}|${a.key}`);
           break;
@@ -818,6 +813,11 @@ function patterns(a: Entity, b: Entity, between: string, after: string, sentence
     }
     if (b.type === 'company' && /^\s*\(\s*$/.test(between) && /^\s*\)/.test(after)) {
       fact(a, b, 'WORKS_AT', 'relationship', 0.7, `${a.name} works at ${b.name}`, 'WORKS_AT');
+      return out;
+    }
+    // "Ana Lopez's company, Acme Corp", "her employer is Acme Corp" (never "her old company").
+    if (b.type === 'company' && EMPLOYER_RE.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.75, `${a.name} works at ${b.name}`, 'WORKS_AT');
       return out;
     }
     if (b.type === 'company' && /^\s*(?:co-?founded|founded|started)\s+(?:the\s+)?$/.test(between)) {

@@ -153,3 +153,47 @@ export const METRIC_NAMES = [
   'retention', 'subscribers', 'orders', 'pipeline', 'ebitda', 'income', 'net income', 'expenses', 'budget',
   'latency', 'uptime', 'market share', 'price', 'stock', 'share price', 'growth',
 ];
+
+/**
+ * Words that say whether a person is a woman or a man: honorifics and family or partner words, before a name
+ * ("Mrs. Sato", "Uncle Piotr") or as the head of an unnamed mention ("my sister"). Never given names.
+ */
+export const FEMININE_WORDS = new Set([
+  'mrs', 'ms', 'miss', 'dame', 'madam', 'lady', 'woman', 'girl', 'aunt', 'auntie', 'sister', 'mom', 'mum', 'mother',
+  'grandma', 'grandmother', 'niece', 'daughter', 'wife', 'girlfriend', 'stepmother', 'stepsister', 'stepdaughter',
+]);
+export const MASCULINE_WORDS = new Set([
+  'mr', 'sir', 'man', 'boy', 'guy', 'uncle', 'brother', 'dad', 'father', 'grandpa', 'grandfather', 'nephew', 'son',
+  'husband', 'boyfriend', 'stepfather', 'stepbrother', 'stepson',
+]);
+
+/**
+ * Nouns for a person (or a pet) left unnamed: "my sister", "a colleague", "this amazing woman". Each is
+ * someone a later "she" or "he" may stand for, so the extractor does not hand the pronoun to a named person.
+ */
+export const PERSON_NOUNS = new Set([
+  ...FEMININE_WORDS, ...MASCULINE_WORDS, 'friend', 'boss', 'manager', 'colleague', 'coworker', 'co-worker',
+  'partner', 'spouse', 'kid', 'child', 'baby', 'toddler', 'teen', 'teenager', 'cousin', 'parent', 'grandparent',
+  'neighbor', 'neighbour', 'roommate', 'flatmate', 'classmate', 'teammate', 'mentor', 'mentee', 'student', 'teacher',
+  'doctor', 'nurse', 'therapist', 'coach', 'client', 'customer', 'person', 'stranger', 'lawyer', 'landlord',
+  'recruiter', 'intern', 'guest', 'host', 'ex', 'dog', 'cat', 'puppy', 'pup', 'kitten', 'pet', 'horse',
+]);
+
+/** Family words that name someone without a determiner ("Dad called; he..."). */
+export const BARE_PERSON_NOUNS = new Set(['mom', 'mum', 'mother', 'dad', 'father', 'grandma', 'grandpa', 'grandmother', 'grandfather']);
+
+/** Words that may open a clause before its subject: "Then Sarah left", "Yesterday, Tom called". */
+export const CLAUSE_OPENERS = new Set([
+  'and', 'but', 'so', 'then', 'now', 'later', 'also', 'yesterday', 'today', 'tonight', 'afterwards', 'meanwhile',
+  'finally', 'anyway', 'when', 'because', 'since', 'after', 'before', 'although', 'though', 'while', 'if', 'that',
+  'once', 'where', 'plus', 'still', 'apparently', 'luckily', 'sadly', 'honestly',
+]);
+
+/** Interjections that make the name after them the person spoken to ("Thanks, Melanie!"), not one spoken of. */
+export const INTERJECTIONS = [
+  'hi', 'hey', 'hello', 'thanks', 'thank you', 'dear', 'wow', 'oh', 'yes', 'yeah', 'yep', 'congrats',
+  'congratulations', 'bye', 'sorry', 'ok', 'okay', 'aww', 'aw', 'haha', 'good morning', 'good night', 'morning', 'welcome',
+];
+
+/** Nouns for the company someone works at, after "her" or "his" ("her company, Acme Corp"). */
+export const EMPLOYER_NOUNS = ['company', 'employer', 'firm', 'startup', 'start-up', 'agency'];
