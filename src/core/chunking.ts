@@ -91,7 +91,7 @@ export interface Passage extends Chunk {
  * with the chunk's words only once did worse than no context on temporal questions (bench/README.md).
  */
 export function memoryPassages(content: string, title = '', context = '', author = ''): Passage[] {
-  // Who said it is part of what a passage says ("Caroline: I went to the support group"), for the embedder
+  // Who said it is part of what a passage says ("Priya: I went to the climbing gym"), for the embedder
   // and for keyword search alike, as a speaker's name heads a line of a transcript.
   const who = author.trim();
   const chunks = chunkText(content, title).map((chunk) => (who ? { seq: chunk.seq, text: `${who}: ${chunk.text}` } : chunk));

@@ -108,14 +108,14 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   };
 }
 
-/** Auxiliaries that end a wh-phrase: "What workshop | did Caroline attend?". */
+/** Auxiliaries that end a wh-phrase: "What course | did Priya take?". */
 const AUXILIARIES = new Set('is was are were be do does did has have had will would can could should might may'.split(' '));
 
 /**
- * The stemmed content words of the thing a "what/which" question names as its answer's kind ("What workshop
- * did Caroline attend?" -> workshop; "What kind of pot did Mel make?" -> pot; "Which classical musicians..."
- * -> classic, musician): the line that answers usually names that kind next to the answer ("an LGBTQ+
- * counseling workshop"), while lines that share only the question's other words talk around it. Empty for
+ * The stemmed content words of the thing a "what/which" question names as its answer's kind ("What course
+ * did Priya take?" -> course; "What kind of cake did Dan bake?" -> cake; "Which jazz singers..."
+ * -> jazz, singer): the line that answers usually names that kind next to the answer ("an evening
+ * first-aid course"), while lines that share only the question's other words talk around it. Empty for
  * other questions and for "What did...?", which names no kind.
  */
 export function headWords(question: string): string[] {

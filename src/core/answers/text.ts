@@ -100,7 +100,7 @@ export function properNouns(text: string): string[] {
         else if (parts.length > 1) parts = parts.slice(1);
       }
       parts = parts.map((part) => part.replace(/['’]s$/u, ''));
-      // Words that are no names (pronouns, calendar words) split a run: "Last Friday Matt Patterson" holds
+      // Words that are no names (pronouns, calendar words) split a run: "Last Friday Tom Reyes" holds
       // one name. A word that only made a calendar word a time ("Last" of "Last Friday") names nothing.
       const segments: string[][] = [[]];
       for (const part of parts) {

@@ -9,7 +9,7 @@ import stemWord from 'wink-porter2-stemmer';
 
 /**
  * Function words: they say what kind of question it is, not what it is about. Lucene's English stop words
- * plus pronouns, auxiliaries and question words, so "What did Caroline research?" weighs only "caroline"
+ * plus pronouns, auxiliaries and question words, so "What did Priya research?" weighs only "priya"
  * and "research".
  */
 const STOPWORDS = new Set(

@@ -29,11 +29,11 @@ export interface AnswerRules {
   readonly window: number;
   /** Weight of a candidate's closeness to the question's words in its sentence, against sentence scores. */
   readonly proximity: number;
-  /** Longest phrase that answers an untyped question ("What did Caroline research?"), in words; 0: the sentence. */
+  /** Longest phrase that answers an untyped question ("What did Priya study?"), in words; 0: the sentence. */
   readonly focusWords: number;
   /**
    * Taken off a sentence that is itself a question: in a conversation the line that best matches a question is
-   * often the same question asked by someone ("Tim: Which team did you sign with?"), not its answer.
+   * often the same question asked by someone ("Dan: Which team did you join?"), not its answer.
    */
   readonly questionPenalty: number;
   /**
@@ -42,38 +42,38 @@ export interface AnswerRules {
    */
   readonly abstainOnQuestion: boolean;
   /**
-   * Taken off a line that tells nothing beyond the question's own words and names ("Nate: No problem,
-   * Joanna!", "John: Yep, Maria"): such replies rank high on the context they answer, not on what they say.
+   * Taken off a line that tells nothing beyond the question's own words and names ("Dan: No problem,
+   * Priya!", "Tom: Yep, Ana"): such replies rank high on the context they answer, not on what they say.
    * Only lines with a speaker: a note someone saved says what it means in few words ("Mum's birthday is
    * 2 February").
    */
   readonly fillerPenalty: number;
   /**
-   * Up to this many memories answer a question that asks for several things ("What desserts has Maria
+   * Up to this many memories answer a question that asks for several things ("What desserts has Priya
    * made?", "Which cities have both visited?"): each one's best line (or its focus phrase), joined "X and Y".
    * 1: the best line alone.
    */
   readonly listItems: number;
   /**
-   * Added to a line spoken by a person the question names ("What did Melanie realise...?" prefers
-   * "Melanie: ..."): in a conversation the asked person's own turn answers, while the other's turn often
-   * repeats the question's words back ("Caroline: Great that you're prioritizing self-care").
+   * Added to a line spoken by a person the question names ("What did Priya realise...?" prefers
+   * "Priya: ..."): in a conversation the asked person's own turn answers, while the other's turn often
+   * repeats the question's words back ("Dan: Great that you're unwinding more").
    */
   readonly speakerWeight: number;
   /**
    * Added to a line in proportion to what it tells beyond the question's words (its content words the
    * question lacks, up to NEWS_WORDS): the line that answers adds the answer, while the lines that only
-   * echo the question ("I ran a charity race" for "What did she realise after the charity race?") match it best.
+   * echo the question ("I ran a marathon" for "What did she realise after the marathon?") match it best.
    */
   readonly newsWeight: number;
   /**
    * An untyped question ("What did she realise...?") is answered with its line less the speaker label and
    * the words at either end that only echo the question or carry nothing (stopwords): the answer is what
-   * the line adds ("self-care is really important"), not the question said back.
+   * the line adds ("sleep matters more than training"), not the question said back.
    */
   readonly trimEcho: boolean;
   /**
-   * An untyped question whose answering line quotes a title ("I loved reading \"Charlotte's Web\"") is
+   * An untyped question whose answering line quotes a title ("I loved reading \"The Hobbit\"") is
    * answered with the quoted words: writers quote the names of books, songs and shows.
    */
   readonly quotedTitles: boolean;
@@ -119,16 +119,16 @@ export interface AnswerRules {
  * - newName: it names something the question does not;
  * - lead: it opens its memory (a turn's first sentence often greets or answers the question before it);
  * - reply: its memory replies to a question (its context) that matches the question asked, weighed like
- *   lexical: in a conversation "How long have you been into art?" is answered by the next turn, whose own
- *   words ("Seven years now!") share none with "How long has Melanie been creating art?";
+ *   lexical: in a conversation "How long have you been climbing?" is answered by the next turn, whose own
+ *   words ("Since 2019!") share none with "How long has Priya been bouldering?";
  * - head: it holds the kind of thing a "what/which" question asks for (core/answers/question.ts headWords:
- *   "workshop" for "What workshop did Caroline attend?");
+ *   "course" for "What course did Priya take?");
  * - replyLead: reply, for the first line of its memory only: a reply answers first, then talks on.
  * - relevance: its memory's relevance (search's calibrated score): rank alone says nothing of how close the
  *   memories came;
  * - memoryLexical, contextLexical: lexical for its whole memory and for the whole message it replies to: a
  *   turn's answering line may share no word with the question while its neighbours or the turn before do;
- * - pairs: the share of the question's adjacent content-word pairs ("charity race") it holds in order;
+ * - pairs: the share of the question's adjacent content-word pairs ("night shift") it holds in order;
  * - namesHeld: the share of the question's names its memory (speaker, text, context) mentions;
  * - alone: it is its memory's only line.
  */
@@ -154,16 +154,16 @@ export interface AbstentionModel {
  * - leadRelevance: the relevance of the memory the answer comes from;
  * - leadMatch: how much of the question's wording (rarer words weigh more) the answering line holds;
  * - nameMissingLead: share of the names the question gives (people, places) that the answering memory,
- *   its speaker included, does not hold: "What did Caroline realise after her race?" answered from
- *   Melanie's line about her own race;
+ *   its speaker included, does not hold: "What did Dan realise after his marathon?" answered from
+ *   Priya's line about her own marathon;
  * - nameMissingAll: share of those names that no found memory holds;
  * - typedMissing: 1 when a who/where/how-many question finds no phrase of that type to answer with;
  * - speakerGap: how much better the best line of anyone matches the question than the best line spoken by
- *   the person it names (0 when it names no speaker): questions that swap the person ("What did Caroline
- *   realise after her race?" when Melanie ran it) find their words in the other person's turns.
+ *   the person it names (0 when it names no speaker): questions that swap the person ("What did Dan
+ *   realise after his marathon?" when Priya ran it) find their words in the other person's turns.
  * - relationMissing: share of the question's own words (content words less its names) that no found memory
- *   naming one of its people or things holds (0 when it names none): "What did Caroline say about her
- *   violin?" finds Caroline's memories, none of them about a violin; the words sit in others' memories.
+ *   naming one of its people or things holds (0 when it names none): "What did Priya say about her
+ *   violin?" finds Priya's memories, none of them about a violin; the words sit in others' memories.
  * - lexicalGap: speakerGap on the question's words alone, among lines that tell more than the question;
  * - leadByOther: the line answered from is spoken by someone other than the person the question names.
  * - othersOnly: share of the question's own words (less its names) that lines spoken by others hold and no
@@ -173,10 +173,10 @@ export const ABSTENTION_SIGNALS = ['topRelevance', 'leadRelevance', 'leadMatch',
 
 /**
  * Whether an abstention model refuses an answer with these signals. A question that names something no
- * found memory holds (nameMissingAll 1: "What did Priya bake?" over notes about Maria) is refused whatever
- * the weights: LoCoMo's unanswerable questions name people its memories hold, so the fitted model cannot
- * learn this case (on the saved requests it refuses 2 of 576 answered answerable LoCoMo questions, 2 of 164
- * unanswerable ones).
+ * found memory holds (nameMissingAll 1: "What did Priya bake?" over notes about someone else) is refused
+ * whatever the weights: LoCoMo's unanswerable questions name people its memories hold, so the fitted model
+ * cannot learn this case (on the saved requests it refuses 2 of 576 answered answerable LoCoMo questions, 2
+ * of 164 unanswerable ones).
  */
 export function abstains(model: AbstentionModel | undefined, signals: readonly number[] | undefined): boolean {
   if (!model || !signals) return false;
@@ -217,7 +217,7 @@ export function isListQuestion(question: string): boolean {
   );
 }
 
-/** The names a question gives (people, places, things), possessives dropped: "Caroline's" -> "caroline". */
+/** The names a question gives (people, places, things), possessives dropped: "Priya's" -> "priya". */
 function questionNamesOf(question: string): string[] {
   return [...new Set(properNouns(question).map((name) => name.replace(/['’]s$/u, '').toLowerCase()))];
 }
@@ -225,7 +225,7 @@ function questionNamesOf(question: string): string[] {
 /** Things people name (a book's title, a city), asked for as "what book" or "which city". */
 const NAMED_THINGS = 'country|city|state|town|team|company|band|artist|singer|author|book|novel|movie|film|show|series|game|song|album|restaurant|store|shop|brand|language|school|university|college|club|app|website|podcast|name';
 
-/** "What book is Jon reading?", "Which city did they visit?", "What is the name of...?": a name or title answers. */
+/** "What book is Dan reading?", "Which city did they visit?", "What is the name of...?": a name or title answers. */
 export function asksForNamedThing(question: string): boolean {
   const q = question.trim().toLowerCase();
   return new RegExp(`^(?:in |at |to |from )?(?:what|which) (?:\\w+ )?(?:${NAMED_THINGS})\\b`).test(q) || /^what (?:is|was|are|were) (?:the )?names? of\b/.test(q);
@@ -234,8 +234,8 @@ export function asksForNamedThing(question: string): boolean {
 /**
  * Questions that ask two things ("When ... and what about?", "Which museum ... and which room ...?") are
  * answered with the whole sentence. Only a question word that opens a coordinated clause asks a second
- * thing: one that opens a subordinate clause ("Who supports Caroline when she has a bad day?", "...to teach
- * how to style...") is part of the one question.
+ * thing: one that opens a subordinate clause ("Who supports Priya when she has a bad day?", "...to show
+ * how to fix...") is part of the one question.
  */
 export function isCompound(question: string): boolean {
   return /(?:,|;|\band\b|\bor\b)\s+(?:when|who|whom|where|what|which|why|how)\b/.test(question.toLowerCase());
@@ -258,10 +258,10 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
       return placed.length > 0 ? placed.slice(0, 2).join(', ') : undefined;
     }
     // "Who" asks for the subject: the first name of the sentence (a leading name counts here), or the speaker,
-    // with names joined to it by "and" ("Caroline and Melanie").
+    // with names joined to it by "and" ("Priya and Dan").
     const label = speakerLabel(sentence);
     const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
-    // A title in quotes is what was made, not who made it ("\"Brave\" by Sara Bareilles").
+    // A title in quotes is what was made, not who made it ("\"Lantern\" by Ada Reyes").
     const quoted = [...text.matchAll(/["“][^"“”]{1,80}["”]/gu)].map((match) => [match.index ?? 0, (match.index ?? 0) + match[0].length] as const);
     const leading = text.length - text.trimStart().length;
     const names = properNouns(`and ${text}`)
@@ -314,7 +314,7 @@ const TIME_OPENER = /^(?:last|next|this|every|each|yesterday|today|tonight|tomor
 
 /**
  * Whether the name at `at` of a line is someone addressed, not someone the line tells of: after a greeting
- * or thanks ("Hey Caroline", "Thanks, Mel"), or before an exclamation ("Caroline!"). A reply addresses the
+ * or thanks ("Hey Priya", "Thanks, Dan"), or before an exclamation ("Priya!"). A reply addresses the
  * person it answers, who is rarely whom a "who" question asks for.
  */
 function addressed(text: string, at: number, name: string): boolean {
@@ -348,8 +348,8 @@ const CLAUSE_BREAK = /[,;:!?.()"“”]|\s[–—-]\s|\b(?:but|because|so|althou
 /**
  * The focus of an untyped question's answer: in the clause holding the question's words, the words after
  * the last of them (or, when the clause ends there, before the first), stopwords trimmed at both ends, at
- * most `limit` words. "What did Caroline research?" over "I've been researching adoption agencies lately"
- * gives "adoption agencies lately". Undefined when nothing remains.
+ * most `limit` words. "What did Priya research?" over "I've been researching rowing clubs lately"
+ * gives "rowing clubs lately". Undefined when nothing remains.
  */
 function focusSpan(sentence: string, questionWords: ReadonlySet<string>, limit: number): string | undefined {
   const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
@@ -439,7 +439,7 @@ const KEEP_RATIO = 0.85;
 interface Candidate {
   readonly source: AnswerSource;
   readonly sourceIndex: number;
-  /** The sentence as shown: a speaker label ("Caroline: ") repeated for later sentences of a turn. */
+  /** The sentence as shown: a speaker label ("Priya: ") repeated for later sentences of a turn. */
   readonly text: string;
   readonly lexical: number;
   semantic: number;
@@ -507,14 +507,14 @@ export function questionKind(question: string): QuestionKind {
   return 'other';
 }
 
-/** "Caroline: I went..." -> "Caroline". Conversation turns and chat logs label their speaker this way. */
+/** "Priya: I went..." -> "Priya". Conversation turns and chat logs label their speaker this way. */
 function speakerLabel(content: string): string | undefined {
   return /^(\p{Lu}[\p{L}'’.-]*(?:\s\p{Lu}[\p{L}'’.-]*){0,2}):\s/u.exec(content.trim())?.[1];
 }
 
 /**
  * Whether a speaker label names one of the question's people: the whole label or its first name, or a short
- * form of it ("Mel" for "Melanie"), compared lowercased.
+ * form of it ("Dan" for "Daniel"), compared lowercased.
  */
 function speakerMatcher(questionNames: readonly string[]): (label: string | undefined) => boolean {
   const names = questionNames.flatMap((name) => name.split(/\s+/)).filter((name) => name.length >= 3);
@@ -819,7 +819,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const support = Math.max(0, Math.min(1, 0.5 * lead.lexical + 0.5 * lead.semantic + lead.bonus));
     // The match of a line on its own (no speaker or type preference): who said the best-matching words.
     const match = (c: Candidate) => 0.5 * c.lexical + 0.5 * c.semantic;
-    // Only lines that tell count: the named person asking about it ("Caroline: What did it look like?")
+    // Only lines that tell count: the named person asking about it ("Priya: What did it look like?")
     // is no sign that they did it.
     const spoken = candidates.filter((c) => speakerLabel(c.text) !== undefined && !isQuestion(c.text));
     const named = spoken.filter((c) => c.byAsked);
@@ -864,7 +864,7 @@ function joinList(items: readonly string[]): string {
 }
 
 /**
- * Whether a text mentions a name: whole words only ("Jon" is not in "John"), a possessive counting as its
+ * Whether a text mentions a name: whole words only ("Dan" is not in "Daniel"), a possessive counting as its
  * name ("Anna's birthday" mentions Anna).
  */
 function mentions(content: string): (name: string) => boolean {

@@ -189,7 +189,7 @@ export const CLAUSE_OPENERS = new Set([
   'once', 'where', 'plus', 'still', 'apparently', 'luckily', 'sadly', 'honestly',
 ]);
 
-/** Interjections that make the name after them the person spoken to ("Thanks, Melanie!"), not one spoken of. */
+/** Interjections that make the name after them the person spoken to ("Thanks, Priya!"), not one spoken of. */
 export const INTERJECTIONS = [
   'hi', 'hey', 'hello', 'thanks', 'thank you', 'dear', 'wow', 'oh', 'yes', 'yeah', 'yep', 'congrats',
   'congratulations', 'bye', 'sorry', 'ok', 'okay', 'aww', 'aw', 'haha', 'good morning', 'good night', 'morning', 'welcome',
