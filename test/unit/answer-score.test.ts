@@ -3,18 +3,18 @@ import { answerTokens, bestSpanF1, locomoF1, oracleF1, tokenF1 } from '../../ben
 
 describe('LoCoMo answer scoring and the span oracle (bench)', () => {
   it('scores token F1 over normalised, stemmed tokens', () => {
-    expect(tokenF1('The Lean Startup', 'lean startup')).toBe(1);
-    expect(tokenF1('Brave', 'Brave by Sara Bareilles')).toBeCloseTo(0.4, 5);
+    expect(tokenF1('The Long Harbour', 'long harbour')).toBe(1);
+    expect(tokenF1('Lantern', 'Lantern by Ada Reyes')).toBeCloseTo(0.4, 5);
     expect(tokenF1('', '')).toBe(1);
     expect(tokenF1('something', '')).toBe(0);
     expect(locomoF1('Paris, Rome', 'Rome, Paris', 1)).toBe(1);
   });
 
   it('finds the best span of a line, not the whole line', () => {
-    const line = 'Marley flooring, which is what dance studios usually use';
-    expect(tokenF1(line, 'Marley flooring')).toBeLessThan(0.5);
-    expect(bestSpanF1(line, answerTokens('Marley flooring'))).toBe(1);
-    expect(bestSpanF1('nothing in common here', answerTokens('Marley flooring'))).toBe(0);
+    const line = 'Cork tiles, which is what yoga rooms usually use';
+    expect(tokenF1(line, 'Cork tiles')).toBeLessThan(0.5);
+    expect(bestSpanF1(line, answerTokens('Cork tiles'))).toBe(1);
+    expect(bestSpanF1('nothing in common here', answerTokens('Cork tiles'))).toBe(0);
     expect(bestSpanF1('', answerTokens('x'))).toBe(0);
   });
 

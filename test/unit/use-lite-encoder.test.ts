@@ -10,7 +10,7 @@ const TEXTS = [
   'Globex',
   // Characters outside the vocabulary become the unknown token (id 0), which must count as a token.
   '日本語のメモ: 会議は 🎉 金曜日',
-  'Melanie: I went to the LGBTQ support group yesterday and it was so powerful.\nHow was your week?',
+  'Priya: I went to the climbing gym yesterday and it was so much fun.\nHow was your week?',
   // Far past 128 tokens: only the first 128 count, as in the graph.
   Array.from({ length: 220 }, (_, i) => `word${i}`).join(' '),
   "don't stop -- 3.14159 % _ \"quoted\" (brackets) [1] {x: y}",
