@@ -119,7 +119,7 @@ Examples:
   $ mem save --file report.pdf --tags q3
   $ echo "long note" | mem save - --title "From stdin"
   $ mem save "Pay the invoice" -m '{"priority":2}' --space personal --json
-  $ mem save "Three times a week" --context "How often do you go to the gym?" --author Melanie --space chat
+  $ mem save "Three times a week" --context "How often do you go to the gym?" --author Priya --space chat
   $ mem save --turbo "quick thought"`,
     )
     .action(async (content: string | undefined, options: Record<string, string | boolean | undefined>, command: Command) => {

@@ -87,7 +87,7 @@ export interface AnswerRules {
    */
   readonly lineWeights?: readonly number[];
   /**
-   * A list question is answered with the names and quoted titles its lines hold ("Paris, Rome"), comma
+   * A list question is answered with the names and quoted titles its lines hold ("Lisbon, Porto"), comma
    * separated, rather than with the lines' phrases; a line that names nothing gives its phrase.
    */
   readonly listNames?: boolean;
