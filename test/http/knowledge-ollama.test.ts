@@ -80,6 +80,34 @@ describe('Ollama extraction', () => {
     });
   });
 
+  it('drops an entity that is a pronoun, and the facts and relationships that rest on it', async () => {
+    const sloppy = {
+      entities: [
+        { name: 'Tom Baker', type: 'person', aliases: ['he'] },
+        { name: 'She', type: 'person', aliases: [] },
+        { name: 'Globex', type: 'company', aliases: [] },
+      ],
+      facts: [
+        { subject: 'She', predicate: 'CFO_OF', object: 'Globex', category: 'role', confidence: 0.9, sentence: 'She is the CFO of Globex.' },
+        { subject: 'Tom Baker', predicate: 'REPORTS_TO', object: 'her', category: 'relationship', confidence: 0.8, sentence: 'Tom Baker reports to her.' },
+        { subject: 'Tom Baker', predicate: 'WORKS_AT', object: 'Globex', category: 'relationship', confidence: 0.85, sentence: 'Tom Baker works at Globex.' },
+      ],
+      relationships: [
+        { source: 'She', target: 'Globex', relationship: 'CFO_OF', confidence: 0.9 },
+        { source: 'Tom Baker', target: 'Globex', relationship: 'WORKS_AT', confidence: 0.85 },
+      ],
+    };
+    fake.script.enqueue('chat', { kind: 'text', content: JSON.stringify(sloppy) });
+    const { id } = await saveAndSettle('Tom Baker works at Globex. He reports to her. She is the CFO of Globex.');
+    expect(await status(id)).toMatchObject({ status: 'completed', entities: 2, facts: 1 });
+    const she = (await t.request({ method: 'GET', url: '/v1/entities?search=she' })).json<EntitiesResponse>();
+    expect(she.entities.map((entity) => entity.name)).not.toContain('She');
+    const tom = (await t.request({ method: 'GET', url: '/v1/entities?search=tom' })).json<EntitiesResponse>();
+    expect(tom.entities[0]?.aliases ?? []).not.toContain('he');
+    const facts = (await t.request({ method: 'GET', url: '/v1/facts?entity=Tom%20Baker' })).json<FactsResponse>();
+    expect(facts.facts.map((fact) => `${fact.predicate} ${fact.object}`)).toEqual(['WORKS_AT Globex']);
+  });
+
   it('repairs prose around the JSON and broken JSON', async () => {
     const prose = { ...GOOD, entities: [{ name: 'Globex', type: 'Organization' }], facts: [], relationships: [] };
     fake.script.enqueue('chat', { kind: 'text', content: `Sure! Here is the JSON:\n\`\`\`json\n${JSON.stringify(prose)}\n\`\`\`\nHope this helps.` });

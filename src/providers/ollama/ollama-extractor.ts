@@ -294,13 +294,22 @@ function translate(error: unknown, context: { host: string; model: string; timeo
   });
 }
 
+/**
+ * Words that stand for a name, never one. Small models list "She" or "him" as a person and state facts about
+ * it ("She CFO_OF Acme Corp"): such an entity would merge every note's "she" into one node, so it is dropped
+ * (an alias that is a pronoun too), and with it the facts and relationships that rest on it.
+ */
+const PRONOUNS = new Set(['i', 'me', 'my', 'we', 'us', 'our', 'you', 'your', 'he', 'him', 'his', 'she', 'her', 'hers', 'it', 'its', 'they', 'them', 'their', 'this', 'that']);
+const isPronoun = (name: string) => PRONOUNS.has(name.trim().toLowerCase());
+
 /** The validated model output as an Extraction; excerpts must be sentences of the text. */
 function toExtraction(output: z.infer<typeof modelOutputSchema>, source: string): Extraction {
   const entities = new Map<string, { name: string; type: EntityType; aliases: Set<string>; mentions: number }>();
   for (const entity of output.entities) {
+    if (isPronoun(entity.name)) continue;
     const key = `${entity.type}|${entity.name.toLowerCase()}`;
     const existing = entities.get(key) ?? { name: entity.name, type: entity.type, aliases: new Set<string>(), mentions: 0 };
-    for (const alias of entity.aliases) if (alias.toLowerCase() !== entity.name.toLowerCase()) existing.aliases.add(alias);
+    for (const alias of entity.aliases) if (alias.toLowerCase() !== entity.name.toLowerCase() && !isPronoun(alias)) existing.aliases.add(alias);
     existing.mentions += 1;
     entities.set(key, existing);
   }
@@ -326,7 +335,7 @@ function toExtraction(output: z.infer<typeof modelOutputSchema>, source: string)
     })),
     // A fact about something the model did not list as an entity is dropped: it could not be found again.
     facts: output.facts
-      .filter((fact) => known.has(fact.subject.toLowerCase()))
+      .filter((fact) => known.has(fact.subject.toLowerCase()) && !isPronoun(fact.object))
       .map((fact) => ({
         statement: `${fact.subject} ${fact.predicate} ${fact.object}`,
         subject: fact.subject,
