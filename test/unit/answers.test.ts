@@ -462,6 +462,10 @@ describe('the built-in extractive answerer', () => {
     expect((await answer('Who is the CFO of Acme Corp?', met, 'default', { ...PLAIN, window: 3 })).text).toBe('Sarah Chen');
     expect((await answer('Who did I call?', [source('c', 'Called Tom Baker about the Globex contract.')])).text).toBe('Tom Baker');
     expect((await answer('Who did I meet yesterday?', [source('t', 'Yesterday Anna showed me the new office.')])).text).toBe('Anna');
+    // A word that opens speech is no name, alone or before one; a name in -ly is one.
+    expect((await answer('Who loved the trail?', [source('n', 'Honestly the trail was great and Tom loved it.')])).text).toBe('Tom');
+    expect((await answer('Who might join Dan on the trail?', [source('m', 'Maybe Lena could join Dan on the trail.')])).text).toBe('Lena');
+    expect((await answer('Who called about the contract?', [source('e', 'Emily called about the contract renewal.')])).text).toBe('Emily');
   });
 
   it('answers a question with a subordinate "when" or "how" by its phrase; one that asks two things by the sentence too', async () => {

@@ -266,11 +266,11 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
     const leading = text.length - text.trimStart().length;
     const names = properNouns(`and ${text}`)
       .map((name) => ({ name, at: text.indexOf(name) }))
-      // A run that opens the line with a verb or a time ("Met Sarah Chen at...", "Last Friday Matt..."): the
-      // name is the rest of the run, whatever the memories know of it.
+      // A run that opens the line with a verb, a time or a comment ("Met Sarah Chen at...", "Last Friday
+      // Matt...", "Maybe Lena..."): the name is the rest of the run, whatever the memories know of it.
       .map((entry) => {
         const [head = '', ...rest] = entry.name.split(' ');
-        if (entry.at !== leading || rest.length === 0 || !(isOpener(head) || TIME_OPENER.test(head))) return entry;
+        if (entry.at !== leading || rest.length === 0 || !(isOpener(head) || TIME_OPENER.test(head) || DISCOURSE_OPENER.test(head))) return entry;
         const name = rest.join(' ');
         return { name, at: text.indexOf(name, entry.at) };
       })
@@ -306,8 +306,22 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
 }
 /** Whether a line's capitalised first word reads as a common word rather than a name (see answerSpan). */
 function openerWord(word: string, rest: string): boolean {
-  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word);
+  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word) || DISCOURSE_OPENER.test(word);
 }
+
+/**
+ * Capitalised first words that comment on the line rather than name anyone ("Maybe we could...",
+ * "Honestly, ...", "Luckily"). Listed, not every word in -ly: Emily, Kelly and Holly are names.
+ */
+const DISCOURSE_OPENER = new RegExp(
+  `^(?:${[
+    'maybe', 'perhaps', 'also', 'still', 'sure', 'anyway', 'well', 'sometimes', 'often', 'even', 'almost', 'already', 'again', 'besides', 'plus', 'instead', 'otherwise',
+    'actually', 'honestly', 'luckily', 'hopefully', 'probably', 'definitely', 'absolutely', 'basically', 'seriously', 'unfortunately', 'fortunately', 'finally',
+    'obviously', 'apparently', 'clearly', 'literally', 'totally', 'really', 'surely', 'certainly', 'personally', 'usually', 'generally', 'eventually', 'suddenly',
+    'thankfully', 'sadly', 'naturally', 'frankly', 'interestingly', 'speaking', 'btw',
+  ].join('|')})$`,
+  'iu',
+);
 
 /** Capitalised first words that open a time ("Last night", "This morning", "Yesterday"): no names. */
 const TIME_OPENER = /^(?:last|next|this|every|each|yesterday|today|tonight|tomorrow|recently|lately)$/iu;
