@@ -66,6 +66,7 @@ describe('question analysis', () => {
   it('reads the answer type', () => {
     expect(answerType('Who is the CFO of Acme Corp?')).toBe('person');
     expect(answerType('Where does Tom live?')).toBe('location');
+    expect(answerType('Where does Tom work?')).toBe('company');
     expect(answerType('When did Tom join Globex?')).toBe('date');
     expect(answerType('Which company does Tom work for?')).toBe('company');
     expect(answerType('How many people came?')).toBe('quantity');
@@ -101,6 +102,8 @@ describe('fact answers', () => {
     // Sarah's facts point at a company; "where" wants a location: no fact answers.
     expect(await answer('Where did I meet Sarah Chen?')).toEqual([]);
     expect(await answer('Which company does Sarah Chen work at?')).toMatchObject([{ answer: 'Acme Corp' }]);
+    // "Where ... work?" asks for the employer.
+    expect(await answer('Where does Sarah Chen work?')).toMatchObject([{ answer: 'Acme Corp' }]);
   });
 
   it('answers "when" with the date as the note wrote it', async () => {

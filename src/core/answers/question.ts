@@ -26,7 +26,7 @@ export interface QuestionAnalysis {
  * the question ("cfo of" for CFO_OF, "revenue" for REVENUE), so only synonyms need listing here.
  */
 const RELATION_CUES: readonly { readonly predicate: string; readonly cue: RegExp }[] = [
-  { predicate: 'WORKS_AT', cue: /\b(?:works?|worked|working)\s+(?:at|for|with)\b|\bjoin(?:s|ed)?\b|\bemploy(?:s|ed|er|ee)\b|\bjob\s+at\b|\bhired\b|\bsigned\s+with\b/ },
+  { predicate: 'WORKS_AT', cue: /\b(?:works?|worked|working)\s+(?:at|for|with)\b|\bjoin(?:s|ed)?\b|\bemploy(?:s|ed|er|ee)\b|\bjob\s+at\b|\bhired\b|\bsigned\s+with\b|\bwhere\b.*\bwork(?:s|ed|ing)?\b/ },
   { predicate: 'CEO_OF', cue: /\bceo\b|\bchief executive\b|\brun(?:s)?\s+(?:the\s+)?company\b/ },
   { predicate: 'CFO_OF', cue: /\bcfo\b|\bchief financial\b|\bfinance chief\b/ },
   { predicate: 'CTO_OF', cue: /\bcto\b|\bchief technology\b/ },
@@ -58,6 +58,8 @@ export function answerType(question: string): AnswerType {
     return 'date';
   }
   if (/^(?:who|whom|whose)\b/.test(q) || /^(?:which|what) (?:person|people|colleague|friend|one of)\b/.test(q)) return 'person';
+  // "Where does Tom work?" asks for an employer, not a place.
+  if (/^where (?:does|did|do|is|was|has|have)\b.*\bwork(?:s|ed|ing)?\b/.test(q)) return 'company';
   if (/^where\b/.test(q) || /^(?:in |to )?(?:which|what) (?:city|country|town|place|state|region|location|venue|office)\b/.test(q)) return 'location';
   if (/^(?:for |at )?(?:which|what) (?:company|companies|firm|organi[sz]ation|employer|startup|business|team|client|customer|vendor|bank)\b/.test(q)) return 'company';
   if (/\bhow (?:many|much|often|long|old)\b/.test(q)) return 'quantity';
