@@ -26,6 +26,9 @@ describe('pronouns in the built-in extractor', () => {
     expect(await factsOf('Sarah Chen is great. She lives in Lisbon.')).toEqual(['Sarah Chen LIVES_IN Lisbon']);
     expect(await factsOf("Lunch with Sarah Chen. She's the CFO of Acme Corp.")).toEqual(['Sarah Chen CFO_OF Acme Corp']);
     expect(await factsOf('Dinner with Ana Lopez; her company, Acme Corp, is hiring.')).toEqual(['Ana Lopez WORKS_AT Acme Corp']);
+    // A one-word name beside the employer noun is the company.
+    expect(await factsOf('Lunch with Ana Lopez; her company, Initech, is hiring.')).toEqual(['Ana Lopez WORKS_AT Initech']);
+    expect(await factsOf('Tom Baker is great. His employer is Globex.')).toEqual(['Tom Baker WORKS_AT Globex']);
   });
 
   it('resolves to the most recent person when that person is the subject of an earlier clause', async () => {

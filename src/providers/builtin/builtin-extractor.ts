@@ -146,6 +146,7 @@ const COMPANY_ROLE_RE = new RegExp(`^['’]s\\s+(?:new\\s+|current\\s+|interim\\
 const COMPANY_JOB_RE = new RegExp(`^['’]s\\s+(?:[a-z-]+\\s+){0,2}(?:${JOB_RE})\\s*,?\\s*$`);
 const BEFORE_TITLE_RE = new RegExp(`(?:^|\\s)(?:${ROLE_RE}|${JOB_RE})(?:\\s+of\\s+[a-z ]{2,30}?)?\\s+(?:of|at|for)$`);
 const AFTER_TITLE_RE = new RegExp(`^['’]s\\s+(?:[a-z-]+\\s+){0,2}(?:${ROLE_RE}|${JOB_RE})\\b`);
+const EMPLOYER_BEFORE_RE = new RegExp(`\\b(?:${alternation(EMPLOYER_NOUNS)})\\s*(?:,|\\bis|\\bwas|\\bcalled|\\bnamed)$`);
 const EMPLOYER_RE = new RegExp(`^(?:['’]s)?\\s*(?:new\\s+|current\\s+|own\\s+)?(?:${alternation(EMPLOYER_NOUNS)})\\s*(?:,\\s*|\\s+is\\s+|\\s+)?(?:the\\s+)?$`);
 const APPOSITION_ROLE_RE = new RegExp(`^,?\\s*(?:the\\s+|our\\s+|their\\s+|a\\s+|an\\s+)?(?:new\\s+)?(?:${ROLE_RE})\\b`);
 
@@ -340,6 +341,8 @@ function score(
   // "David Okafor from Globex": the organisation someone is from.
   if (/\p{Lu}[\p{L}.'’-]+\s+(?:from|of|at|joined|joins|(?:works|worked|working)\s+(?:at|for))$/u.test(chunk.before) && !endsWithAny(before, LOCATION_CONTEXT_BEFORE.filter((cue) => cue.includes(' ')))) s.company += 2.5;
   if (endsWithAny(before, COMPANY_CONTEXT_BEFORE)) s.company += 2;
+  // A name set beside an employer noun is that company: "her company, Initech,", "his employer is Globex".
+  if (EMPLOYER_BEFORE_RE.test(before)) s.company += 3;
   if (BEFORE_TITLE_RE.test(before)) s.company += 3;
   if (AFTER_TITLE_RE.test(after)) s.company += 3;
   if (/^(?:is|was|are)\s+(?:based|headquartered|located)\b/.test(after)) s.company += 1;
