@@ -80,6 +80,27 @@ describe('ask', () => {
     await app.waitFor('Sources (2)');
   });
 
+  it('/ after an answer starts a new question on an empty field; i edits the last one', async () => {
+    const client = new FakeClient();
+    const { app, stream } = await askQuestion(client, 'Who is the CFO of Acme Corp?');
+    stream.done(answer('Sarah Chen', [MEMORIES[1]!]));
+    await app.waitFor('Sources (1)');
+    app.press('/');
+    await app.waitFor((screen: string) => /Ask: *\n/.test(screen) || /Ask: *$/m.test(screen));
+    app.press('Where does Ana work?\r');
+    await app.waitFor(() => client.streams.length === 2);
+    client.streams[1]!.done(answer('Initech', [MEMORIES[1]!]));
+    await app.waitFor('Sources (1)');
+    app.press('i');
+    app.press(' now\r');
+    await app.waitFor(() => client.streams.length === 3);
+    expect(client.callsOf('askStream').map((call) => (call as { query: string }).query)).toEqual([
+      'Who is the CFO of Acme Corp?',
+      'Where does Ana work?',
+      'Where does Ana work? now',
+    ]);
+  });
+
   it('an error in the middle of the stream is shown, the text so far kept; r asks again', async () => {
     const client = new FakeClient();
     const { app, stream } = await askQuestion(client, 'What about Globex?');

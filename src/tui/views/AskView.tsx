@@ -143,7 +143,9 @@ export function AskView({ client, active, width, height, onTyping, onOpenEntity 
         return;
       }
       // The answer and its sources.
-      if (input === '/' || input === 'i') change({ focus: 'input' });
+      // "/" starts a new question on an empty field; "i" edits the last one.
+      if (input === '/') change({ focus: 'input', question: '' });
+      else if (input === 'i') change({ focus: 'input' });
       else if (key.escape && now.answer?.status === 'streaming') stop();
       else if (input === 'r' && now.answer && now.answer.status !== 'streaming') void ask(now.answer.question);
       else if (key.upArrow || input === 'k') change({ sourceIndex: Math.max(0, now.sourceIndex - 1) });
@@ -160,7 +162,7 @@ export function AskView({ client, active, width, height, onTyping, onOpenEntity 
     focus === 'input'
       ? [['type', 'question'], ['⏎', 'ask'], ['Esc', 'stop typing'], ['Tab', 'view'], ['^C', 'quit']]
       : focus === 'sources'
-        ? [['↑↓', 'source'], ['⏎', 'open'], ['/', 'new question'], answer?.status === 'streaming' ? ['Esc', 'stop'] : ['r', 'ask again'], ['Tab', 'view'], ['q', 'quit']]
+        ? [['↑↓', 'source'], ['⏎', 'open'], ['/', 'new question'], ['i', 'edit'], answer?.status === 'streaming' ? ['Esc', 'stop'] : ['r', 'ask again'], ['Tab', 'view'], ['q', 'quit']]
         : focus === 'source'
           ? [['⏎', 'entities'], ['Esc', 'back to answer'], ['r', 'retry'], ['Tab', 'view'], ['q', 'quit']]
           : [['←→', 'entity'], ['⏎', 'open in graph'], ['Esc', 'back'], ['Tab', 'view'], ['q', 'quit']];
