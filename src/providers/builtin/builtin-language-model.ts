@@ -270,7 +270,7 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
       // Matt...", "Maybe Lena..."): the name is the rest of the run, whatever the memories know of it.
       .map((entry) => {
         const [head = '', ...rest] = entry.name.split(' ');
-        if (entry.at !== leading || rest.length === 0 || !(isOpener(head) || TIME_OPENER.test(head) || DISCOURSE_OPENER.test(head))) return entry;
+        if (entry.at !== leading || rest.length === 0 || !(isOpener(head) || TIME_OPENER.test(head) || isDiscourseOpener(head))) return entry;
         const name = rest.join(' ');
         return { name, at: text.indexOf(name, entry.at) };
       })
@@ -306,22 +306,20 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
 }
 /** Whether a line's capitalised first word reads as a common word rather than a name (see answerSpan). */
 function openerWord(word: string, rest: string): boolean {
-  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word) || DISCOURSE_OPENER.test(word);
+  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word) || isDiscourseOpener(word);
 }
 
 /**
  * Capitalised first words that comment on the line rather than name anyone ("Maybe we could...",
  * "Honestly, ...", "Luckily"). Listed, not every word in -ly: Emily, Kelly and Holly are names.
  */
-const DISCOURSE_OPENER = new RegExp(
-  `^(?:${[
-    'maybe', 'perhaps', 'also', 'still', 'sure', 'anyway', 'well', 'sometimes', 'often', 'even', 'almost', 'already', 'again', 'besides', 'plus', 'instead', 'otherwise',
-    'actually', 'honestly', 'luckily', 'hopefully', 'probably', 'definitely', 'absolutely', 'basically', 'seriously', 'unfortunately', 'fortunately', 'finally',
-    'obviously', 'apparently', 'clearly', 'literally', 'totally', 'really', 'surely', 'certainly', 'personally', 'usually', 'generally', 'eventually', 'suddenly',
-    'thankfully', 'sadly', 'naturally', 'frankly', 'interestingly', 'speaking', 'btw',
-  ].join('|')})$`,
-  'iu',
-);
+const DISCOURSE_OPENERS = new Set([
+  'maybe', 'perhaps', 'also', 'still', 'sure', 'anyway', 'well', 'sometimes', 'often', 'even', 'almost', 'already', 'again', 'besides', 'plus', 'instead', 'otherwise',
+  'actually', 'honestly', 'luckily', 'hopefully', 'probably', 'definitely', 'absolutely', 'basically', 'seriously', 'unfortunately', 'fortunately', 'finally',
+  'obviously', 'apparently', 'clearly', 'literally', 'totally', 'really', 'surely', 'certainly', 'personally', 'usually', 'generally', 'eventually', 'suddenly',
+  'thankfully', 'sadly', 'naturally', 'frankly', 'interestingly', 'speaking', 'btw',
+]);
+const isDiscourseOpener = (word: string) => DISCOURSE_OPENERS.has(word.toLowerCase());
 
 /** Capitalised first words that open a time ("Last night", "This morning", "Yesterday"): no names. */
 const TIME_OPENER = /^(?:last|next|this|every|each|yesterday|today|tonight|tomorrow|recently|lately)$/iu;
