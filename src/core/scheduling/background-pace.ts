@@ -30,9 +30,9 @@ export const DEFAULT_PACE: PaceOptions = {
   // priorities, spent most of a core on them (bench/README.md, "Searches during a 10,000-item ingest").
   yielding: 32,
   // ... and rests twice as long as the batch took: the searches run on free cores two thirds of the time.
-  // Resting as long as the batch (half the time) left a search's p95 above 150 ms in one run of two during
-  // a 10k ingest; interactive work goes first. The variants measured (batch sizes, rests) are in
-  // bench/README.md.
+  // Interactive work goes first, so a bulk job gives up pace while someone searches; resting as long as the
+  // batch did not keep searches within the latency target. The variants measured (batch sizes,
+  // rests) are in bench/README.md.
   restFactor: 2,
   // Requests of one client arrive one after another: a gap this short is the same person still working.
   quietMs: 250,
