@@ -83,6 +83,7 @@ export async function summarise(
       ...(weights ? [{ ...rules, lineWeights: weights }, named] : []),
       { ...named, namedThings: true },
       { ...named, namedThings: true, listParts: true },
+      { ...named, namedThings: true, listParts: true, namedLists: true },
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };

@@ -3,7 +3,7 @@ import { confidenceOf, grounding, memoryDate } from '../../src/core/answers/ask-
 import { dateReason, reminderReason } from '../../src/core/answers/reasons.js';
 import { RemindService, timeframeStart } from '../../src/core/answers/remind-service.js';
 import { headWords } from '../../src/core/answers/question.js';
-import { contentWords, countTokens, properNouns, resolveRelativeDate, sharedNames, stem } from '../../src/core/answers/text.js';
+import { contentWords, countTokens, properNouns, resolveRelativeDate, sentences, sharedNames, stem } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
@@ -371,6 +371,31 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(asksForNamedThing('What is the name of her dog?')).toBe(true);
     expect(asksForNamedThing('What did Caroline research?')).toBe(false);
     expect(asksForNamedThing('What pet does Caroline have?')).toBe(false);
+    // Plurals and one modifier ask for names too.
+    expect(asksForNamedThing('Which cities has Priya lived in?')).toBe(true);
+    expect(asksForNamedThing('What European countries has Dan seen?')).toBe(true);
+    expect(asksForNamedThing("What are Priya's cats' names?")).toBe(true);
+    expect(asksForNamedThing('What stories did Dan tell?')).toBe(false);
+  });
+
+  it('namedLists: a list of names is taken from the lines that name something, not from the best lines', async () => {
+    const trips = [
+      source('a', 'Priya: Travelling is my favourite way to unwind, honestly.', 0.95),
+      source('b', 'Priya: Wow, the food in Lisbon was the best part of that trip.', 0.9),
+      source('c', 'Priya: Sure, it was great - I loved every day of it.', 0.85),
+      source('d', 'Priya: Dan, remember the trams we took in Vienna?', 0.8),
+      source('e', 'Priya: My spring trip to Kraków was short but lovely.', 0.7),
+    ];
+    const rules = { ...PLAIN, window: 3, listItems: 3, trimEcho: true, listNames: true, listParts: true, quotedTitles: true };
+    const named = await answer('Which cities has Priya visited?', trips, 'default', { ...rules, namedLists: true });
+    // The asking line (d) and the lines naming nothing are passed over; an interjection is no name.
+    expect(named.text).toBe('Lisbon, Kraków');
+    expect(named.finish.cited).toEqual(['b', 'e']);
+    // Without the rule the best lines' phrases fill the list.
+    expect((await answer('Which cities has Priya visited?', trips, 'default', rules)).text).toContain('favourite way to unwind');
+    // Nothing named anywhere: the lines' phrases answer as before.
+    const nameless = trips.filter((trip) => trip.id === 'a' || trip.id === 'c');
+    expect((await answer('Which cities has Priya visited?', nameless, 'default', { ...rules, namedLists: true })).text).toContain('favourite way to unwind');
   });
 
   it('abstention: the fitted model refuses the swapped-name question and answers the right one', async () => {
@@ -445,6 +470,29 @@ describe('the built-in extractive answerer', () => {
     expect((await answer('Who went to the party?', party)).text).toBe('Caroline and Melanie');
     const none = [source('x', 'the kids loved the pottery class.')];
     expect((await answer('Where was the pottery class?', none)).text).toBe('the kids loved the pottery class.');
+    // A number the question gives is not the answer; a unit ends before a preposition.
+    const run = [source('k', 'Ran 10 km in 52 minutes along the canal this morning; knee felt fine.')];
+    expect((await answer('How long did my 10 km run take?', run)).text).toBe('52 minutes');
+    expect((await answer('How many km did I run?', run)).text).toBe('10 km');
+    // A title's period ends no sentence: the landlord is Mr. Haddad, not "Mr".
+    const rent = [source('h', 'Our landlord is Mr. Haddad; rent of 1,450 euros is due on the 3rd of each month.')];
+    expect((await answer('Who is our landlord?', rent)).text).toBe('Mr. Haddad');
+    const dentist = [source('d', 'Dentist appointment with Dr. Okafor on 14 December at 9:30, bring the insurance card.', 0.7, Date.parse('2026-11-28T06:30:00Z'))];
+    expect((await answer('When is the dentist appointment?', dentist)).text).toBe('14 December');
+  });
+
+  it('answers "who is the <role>" with the name set beside the role before the sentence\'s subject', async () => {
+    const cto = [source('c', 'Kofi started as head of data at Brightline in September, he reports to the CTO, Ines Duarte.')];
+    expect((await answer('Who is the CTO of Brightline?', cto)).text).toBe('Ines Duarte');
+    const after = [source('a', 'Ines Duarte, our CTO, signed off on the budget with Kofi.')];
+    expect((await answer('Who is the CTO?', after)).text).toBe('Ines Duarte');
+    // Only a question for a role reads the apposition: "who met" asks for the subject.
+    expect((await answer('Who met Kofi?', after)).text).toBe('Ines Duarte');
+    const met = [source('k', 'Kofi met the CTO, Ines Duarte, at Brightline.')];
+    expect((await answer('Who met the CTO?', met)).text).toBe('Kofi');
+    // A name merely next to the question's verb is no apposition: the subject answers.
+    const visit = [source('v', 'Ana from Globex visits Lisbon on 3 December.')];
+    expect((await answer('Who visits Lisbon?', visit)).text).toBe('Ana');
   });
 
   it('answers "who" with a name, never with the capitalised word that opens a line nor a quoted title', async () => {
@@ -527,6 +575,10 @@ describe('answer text helpers', () => {
     expect(properNouns('Preparing the quarterly review with Acme')).toEqual(['Acme']);
     // A time that opens a line is no name, in full or in chat's short form.
     expect(properNouns('Last Friday I met Tom. Next May we fly. Last Fri I finally took my kids.')).toEqual(['Tom']);
+    // A title keeps its name; its period or an initial's ends no sentence.
+    expect(properNouns('Our landlord is Mr. Haddad; Dr. Okafor is the dentist. I met J. Smith there.')).toEqual(['Mr. Haddad', 'Dr. Okafor', 'Smith']);
+    expect(sentences("Ask Mr. Haddad. He knows. J. R. Smith wrote it! Shouldn't I. Yes.")).toEqual(['Ask Mr. Haddad.', 'He knows.', 'J. R. Smith wrote it!', "Shouldn't I.", 'Yes.']);
+    expect(properNouns("We stayed at the Davises' cabin")).toEqual(['Davises']);
     expect(sharedNames('Call with Sarah about Acme Corp', 'Met Sarah Chen from Acme Corp in Berlin')).toEqual(['Sarah', 'Acme Corp']);
   });
 

@@ -108,6 +108,8 @@ describe('fact answers', () => {
 
   it('answers "when" with the date as the note wrote it', async () => {
     expect((await answer('When did Tom Baker join Globex?'))[0]).toMatchObject({ answer: 'March 2024', validFrom: '2024-03-01' });
+    // "start at" asks about the job too.
+    expect((await answer('When did Tom Baker start at Globex?'))[0]).toMatchObject({ answer: 'March 2024' });
   });
 
   it('superseded facts answer only questions about the past, and lead when the question asks for the earlier state', async () => {

@@ -30,6 +30,8 @@ export interface AnswerParameters {
     readonly listParts?: boolean;
     /** "What book / which city" answered with the name or title of the best lines. */
     readonly namedThings?: boolean;
+    /** List questions asking for named things answered from the lines that name something. */
+    readonly namedLists?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -37,9 +39,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8226,-0.5268,1.303,-0.1641,-0.2747,0.4881,0.9166,-0.6599,1.9901,0.5789,0.0791,-0.2229,1.4688,0.1813,0.9443,2.5974,0.0692,-0.3725,0.5598,-0.1462,0.1094], listNames: true, namedThings: true, listParts: true, abstention: { bias: 0.804717, weights: [-0.623118, -0.410877, -2.179812, -0.255332, 1.239188, 0.226041, 0.566724, 0.215771, 2.340013, 2.683797, 2.047508] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8226,-0.5268,1.303,-0.1641,-0.2747,0.4881,0.9166,-0.6599,1.9901,0.5789,0.0791,-0.2229,1.4688,0.1813,0.9443,2.5974,0.0692,-0.3725,0.5598,-0.1462,0.1094], listNames: true, namedThings: true, listParts: true, namedLists: true, abstention: { bias: 0.741275, weights: [-0.612315, -0.421549, -2.148142, -0.197486, 1.18232, 0.226819, 0.580316, 0.213777, 2.380711, 2.575178, 2.053657] } },
   calibration: {
     facts: [],
-    passages: [[0.472, 0.1], [0.621, 0.137], [0.706, 0.139], [0.762, 0.196], [0.79, 0.275], [0.815, 0.28], [0.849, 0.294], [0.89, 0.3], [0.937, 0.431], [0.988, 0.569]],
+    passages: [[0.472, 0.1], [0.684, 0.147], [0.761, 0.216], [0.802, 0.265], [0.848, 0.3], [0.889, 0.314], [0.937, 0.431], [0.988, 0.569]],
   },
 };

@@ -26,7 +26,7 @@ export interface QuestionAnalysis {
  * the question ("cfo of" for CFO_OF, "revenue" for REVENUE), so only synonyms need listing here.
  */
 const RELATION_CUES: readonly { readonly predicate: string; readonly cue: RegExp }[] = [
-  { predicate: 'WORKS_AT', cue: /\b(?:works?|worked|working)\s+(?:at|for|with)\b|\bjoin(?:s|ed)?\b|\bemploy(?:s|ed|er|ee)\b|\bjob\s+at\b|\bhired\b|\bsigned\s+with\b|\bwhere\b.*\bwork(?:s|ed|ing)?\b/ },
+  { predicate: 'WORKS_AT', cue: /\b(?:works?|worked|working)\s+(?:at|for|with)\b|\b(?:start(?:s|ed|ing)?|began|begin(?:s|ning)?)\s+(?:at|with|working)\b|\bjoin(?:s|ed)?\b|\bemploy(?:s|ed|er|ee)\b|\bjob\s+at\b|\bhired\b|\bsigned\s+with\b|\bwhere\b.*\bwork(?:s|ed|ing)?\b/ },
   { predicate: 'CEO_OF', cue: /\bceo\b|\bchief executive\b|\brun(?:s)?\s+(?:the\s+)?company\b/ },
   { predicate: 'CFO_OF', cue: /\bcfo\b|\bchief financial\b|\bfinance chief\b/ },
   { predicate: 'CTO_OF', cue: /\bcto\b|\bchief technology\b/ },

@@ -71,14 +71,25 @@ export function countTokens(text: string): number {
 }
 
 /** Sentences of a text (paragraph breaks end a sentence too). */
+/** A sentence piece that ends in a title's or an initial's period, not a sentence's ("I." ends one). */
+const ABBREVIATION_END = /(?:^|[\s(])(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sr|Jr|St|Mt|Rev|Capt|Lt|Col|Gen|Sgt|Hon|vs|approx|(?!I\.)\p{Lu})\.$/u;
+
 export function sentences(text: string): string[] {
   const out: string[] = [];
   for (const paragraph of text.split(/\n\s*\n|\r\n\s*\r\n|\n(?=\s*[-*•]\s)/)) {
     const parts = paragraph.replace(/\s+/g, ' ').trim().match(/[^.!?]+(?:[.!?]+["')\]]*|$)\s*/g) ?? [];
+    let pending = '';
     for (const part of parts) {
-      const sentence = part.trim();
+      const sentence = `${pending}${part}`.trim();
+      // "Mr. Haddad", "Dr. Okafor", "J. Smith": the period of a title or an initial ends no sentence.
+      if (ABBREVIATION_END.test(sentence)) {
+        pending = `${sentence} `;
+        continue;
+      }
+      pending = '';
       if (sentence) out.push(sentence);
     }
+    if (pending.trim()) out.push(pending.trim());
   }
   return out;
 }
@@ -90,7 +101,8 @@ export function sentences(text: string): string[] {
 export function properNouns(text: string): string[] {
   const found = new Map<string, string>();
   for (const sentence of sentences(text)) {
-    const pattern = /\p{Lu}[\p{L}\p{N}&'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?\p{Lu}[\p{L}\p{N}&'’-]*)*/gu;
+    // A title with its period belongs to the name after it: "Mr. Haddad", "Dr. Okafor".
+    const pattern = /(?:(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.\s+)?\p{Lu}[\p{L}\p{N}&'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?\p{Lu}[\p{L}\p{N}&'’-]*)*/gu;
     for (const match of sentence.matchAll(pattern)) {
       let parts = match[0].split(/\s+/);
       const atStart = sentence.slice(0, match.index).trim().replace(/^["'(\[]+/, '') === '';
@@ -99,7 +111,7 @@ export function properNouns(text: string): string[] {
         if (parts.length === 1 && !/^\p{Lu}{2,}$/u.test(parts[0] ?? '')) parts = [];
         else if (parts.length > 1) parts = parts.slice(1);
       }
-      parts = parts.map((part) => part.replace(/['’]s$/u, ''));
+      parts = parts.map((part) => part.replace(/['’]s$/u, '').replace(/[-'’]+$/u, ''));
       // Words that are no names (pronouns, calendar words) split a run: "Last Friday Tom Reyes" holds
       // one name. A word that only made a calendar word a time ("Last" of "Last Friday") names nothing.
       const segments: string[][] = [[]];

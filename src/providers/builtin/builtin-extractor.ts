@@ -57,6 +57,7 @@ interface CompromiseView {
   out(format: 'array'): string[];
   match(pattern: string): CompromiseView;
   json(): { text: string; dates?: { start?: string } }[];
+  has(pattern: string): boolean;
 }
 type CompromiseFn = ((text: string) => CompromiseView) & { plugin(plugin: unknown): void };
 interface WinkItemTokens {
@@ -286,11 +287,17 @@ interface DateMention {
   readonly absolute: boolean;
 }
 
+/** A month named in a date's words ("in September", "14 December"): a date a year can be moved on. */
+const NAMED_MONTH = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]*)\b/i;
+
 function datesOf(nlp: Nlp, sentence: string, referenceTime: number): DateMention[] {
   const today = new Date(referenceTime).toISOString().slice(0, 10);
   let found: { text: string; dates?: { start?: string } }[] = [];
+  let past = false;
   try {
-    found = nlp.compromise(sentence).dates({ today }).json();
+    const doc = nlp.compromise(sentence);
+    found = doc.dates({ today }).json();
+    past = found.length > 0 && doc.has('#PastTense') && !doc.has('(will|#FutureTense|going to)');
   } catch {
     return [];
   }
@@ -300,7 +307,11 @@ function datesOf(nlp: Nlp, sentence: string, referenceTime: number): DateMention
     if (!start) continue;
     const text = stripEdge(entry.text.replace(/^(?:on|in|by|for|from|since|at|until|till|before|after|of)\s+/i, '')).replace(/[.,]$/, '');
     const absolute = /\b\d{4}\b/.test(text) || /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i.test(text);
-    result.push({ text, iso: start.slice(0, 10), absolute });
+    // compromise-dates reads a day or month without a year as the next one; a sentence in the past tense
+    // ("Kofi started at Brightline in September", written in November) means the last one.
+    let iso = start.slice(0, 10);
+    if (past && NAMED_MONTH.test(text) && !/\b\d{4}\b/.test(text) && iso > today) iso = `${Number(iso.slice(0, 4)) - 1}${iso.slice(4)}`;
+    result.push({ text, iso, absolute });
   }
   return result;
 }

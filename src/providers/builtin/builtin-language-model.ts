@@ -101,6 +101,12 @@ export interface AnswerRules {
    * or name, not in the question, of the best lines (up to `window`), rather than the line's phrase.
    */
   readonly namedThings?: boolean;
+  /**
+   * A list question asking for named things ("Which cities...?", "What are the dogs' names?") takes its items
+   * from the best lines that name something (up to `listItems` memories), passing over lines that name
+   * nothing, instead of giving those lines' phrases (with listNames).
+   */
+  readonly namedLists?: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -197,6 +203,11 @@ const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: nu
 };
 
 const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|a couple|a few|several';
+/** "Who is the CTO of...", "Who was our landlord": a question for whoever holds a role. */
+const ROLE_QUESTION = /^who\s+(?:is|was|are|were)\s+(?:the|a|an|my|our|his|her|their|its)\b/iu;
+
+/** Prepositions that end no unit of a quantity (the stopword list holds the shortest ones). */
+const PREPOSITIONS = new Set(['about', 'above', 'across', 'after', 'against', 'along', 'among', 'around', 'before', 'behind', 'below', 'beside', 'between', 'beyond', 'during', 'inside', 'into', 'near', 'onto', 'outside', 'over', 'past', 'since', 'through', 'throughout', 'toward', 'towards', 'under', 'until', 'upon', 'via', 'with', 'within', 'without']);
 const QUANTITY = new RegExp(`(?:\\b(?:${NUMBER_WORDS})\\b|\\$?\\b\\d+(?:[.,]\\d+)*%?)(?:\\s+(?:a|per)\\s+\\w+|(?:\\s+[\\p{L}-]+){0,2})`, 'iu');
 
 /** A sentence that asks rather than tells. */
@@ -225,10 +236,16 @@ function questionNamesOf(question: string): string[] {
 /** Things people name (a book's title, a city), asked for as "what book" or "which city". */
 const NAMED_THINGS = 'country|city|state|town|team|company|band|artist|singer|author|book|novel|movie|film|show|series|game|song|album|restaurant|store|shop|brand|language|school|university|college|club|app|website|podcast|name';
 
-/** "What book is Dan reading?", "Which city did they visit?", "What is the name of...?": a name or title answers. */
+/** "What book" or "which cities" (one modifier allowed: "what European countries"), singular or plural. */
+const NAMED_THING_RE = new RegExp(`^(?:in |at |to |from )?(?:what|which) (?:\\w+ )?(?:${NAMED_THINGS.replace(/y(?=\||$)/gu, '(?:y|ies)')})(?:e?s)?\\b`);
+
+/**
+ * "What book is Dan reading?", "Which cities did they visit?", "What is the name of...?": a name or title
+ * answers.
+ */
 export function asksForNamedThing(question: string): boolean {
   const q = question.trim().toLowerCase();
-  return new RegExp(`^(?:in |at |to |from )?(?:what|which) (?:\\w+ )?(?:${NAMED_THINGS})\\b`).test(q) || /^what (?:is|was|are|were) (?:the )?names? of\b/.test(q);
+  return NAMED_THING_RE.test(q) || /^what (?:is|was|are|were) (?:the )?names? of\b/.test(q) || /^(?:what|which)\b.*\bnames\?*$/.test(q);
 }
 
 /**
@@ -246,7 +263,7 @@ export function isCompound(question: string): boolean {
  * (those the question does not already name), a number with its unit for how many/much/long. Undefined when
  * the sentence holds none: the sentence itself is the answer then.
  */
-function answerSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string> = new Set()): string | undefined {
+function answerSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string> = new Set(), question = ''): string | undefined {
   if (kind === 'who' || kind === 'where') {
     const asked = (name: string) => questionNames.has(name.toLowerCase()) || [...questionNames].some((q) => q.includes(name.toLowerCase()));
     const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -282,6 +299,18 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
       .filter((entry) => entry.at !== leading || entry.name.includes(' ') || known.has(entry.name.toLowerCase()) || !openerWord(entry.name, text.slice(entry.at + entry.name.length)))
       .filter((entry) => !addressed(text, entry.at, entry.name))
       .sort((x, y) => x.at - y.at);
+    // "Who is the CTO?" asks who holds a role: the name set beside the role's word, as its apposition,
+    // answers before the sentence's subject does ("the CTO, Ines Duarte", "Ines Duarte, our CTO").
+    // The question's names as the sentence holds them are who it is about, not the relation asked for.
+    const nameWords = new Set(properNouns(text).filter((name) => questionNames.has(name.toLowerCase())).flatMap((name) => contentWords(name)));
+    const askedWords = new Set(contentWords(question).filter((word) => !nameWords.has(word)));
+    const isAskedWord = (word: string | undefined) => word !== undefined && askedWords.has(stem(word.toLowerCase()));
+    const beside = names.find((entry) => {
+      const before = /([\p{L}\p{N}'’-]+)[,:]?\s+(?:(?:is|was|like|as|named|called)\s+)?$/u.exec(text.slice(0, entry.at))?.[1];
+      const after = /^,\s+(?:(?:the|our|my|his|her|their|its|a|an)\s+)?([\p{L}\p{N}'’-]+)/u.exec(text.slice(entry.at + entry.name.length))?.[1];
+      return isAskedWord(before) || isAskedWord(after);
+    });
+    if (beside && askedWords.size > 0 && ROLE_QUESTION.test(question.trim())) return beside.name;
     const first = label && !asked(label) ? { name: label, at: -1 } : names[0];
     if (!first) return undefined;
     const picked = [first.name];
@@ -295,11 +324,17 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
   }
   if (kind === 'quantity') {
     const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
-    const match = QUANTITY.exec(text)?.[0];
+    // A number the question already gives is what it asks about, not the answer: "How long did my 10 km
+    // run take?" over "Ran 10 km in 52 minutes" is "52 minutes".
+    const given = new Set(question.toLowerCase().match(/[\p{L}\p{N}$%.,]+/gu) ?? []);
+    const match = [...text.matchAll(new RegExp(QUANTITY.source, 'giu'))]
+      .map((found) => found[0])
+      .find((found) => !given.has(found.trim().split(/\s+/)[0]?.toLowerCase() ?? ''));
     if (!match) return undefined;
     const parts = match.trim().split(/\s+/);
-    // "45 minutes at" -> "45 minutes": a unit never ends in a stopword.
-    while (parts.length > 1 && isStopword(parts[parts.length - 1] ?? '')) parts.pop();
+    // "45 minutes at" -> "45 minutes", "52 minutes along" -> "52 minutes": a unit never ends in a stopword
+    // or a preposition.
+    while (parts.length > 1 && (isStopword(parts[parts.length - 1] ?? '') || PREPOSITIONS.has((parts[parts.length - 1] ?? '').toLowerCase()))) parts.pop();
     return parts.join(' ');
   }
   return undefined;
@@ -623,7 +658,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const answerOf = (candidate: Candidate) =>
       kind === 'other'
         ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ?? (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
-        : (answerSpan(kind, candidate.text, questionNames, known) ?? candidate.text);
+        : (answerSpan(kind, candidate.text, questionNames, known, request.question) ?? candidate.text);
     return candidates.map((candidate) => ({ text: candidate.text, answer: answerOf(candidate), sourceId: candidate.source.id, features: lineFeatures(candidate) }));
   }
 
@@ -786,10 +821,25 @@ export class BuiltinLanguageModel implements LanguageModel {
         // The other items of a list live in other memories: the next best lines of other memories that
         // score near the best one and tell rather than ask.
         const items = [best];
-        for (const candidate of ranked.slice(1)) {
-          if (items.length >= this.rules.listItems || score(candidate) < KEEP_RATIO * score(best)) break;
-          if (isQuestion(candidate.text) || items.some((item) => item.source.id === candidate.source.id)) continue;
-          items.push(candidate);
+        // Names asked for: the lines that name something, however far down, hold the items; a line naming
+        // nothing holds none of them, whatever it scores.
+        const titled = (candidate: Candidate) => (this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined);
+        const naming =
+          this.rules.listNames && this.rules.namedLists && asksForNamedThing(request.question)
+            ? ranked.filter((candidate) => !isQuestion(candidate.text) && (titled(candidate) !== undefined || newNames(candidate, undefined).length > 0))
+            : [];
+        if (naming.length > 0) {
+          items.length = 0;
+          for (const candidate of naming) {
+            if (items.length >= this.rules.listItems) break;
+            if (!items.some((item) => item.source.id === candidate.source.id)) items.push(candidate);
+          }
+        } else {
+          for (const candidate of ranked.slice(1)) {
+            if (items.length >= this.rules.listItems || score(candidate) < KEEP_RATIO * score(best)) break;
+            if (isQuestion(candidate.text) || items.some((item) => item.source.id === candidate.source.id)) continue;
+            items.push(candidate);
+          }
         }
         picked.splice(0, picked.length, ...items);
         const parts = (candidate: Candidate) => (this.rules.listParts ? listedParts(phrase(candidate), questionWordSet) : [phrase(candidate)]);
@@ -811,7 +861,7 @@ export class BuiltinLanguageModel implements LanguageModel {
       const typed = ranked
         .slice(0, Math.max(1, this.rules.window))
         .map((candidate) => {
-          const span = answerSpan(kind, candidate.text, questionNames, known);
+          const span = answerSpan(kind, candidate.text, questionNames, known, request.question);
           if (!span) return undefined;
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
           return { candidate, span, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
@@ -882,7 +932,9 @@ function joinList(items: readonly string[]): string {
 function mentions(content: string): (name: string) => boolean {
   const bare = (text: string) => words(text).map((word) => word.replace(/['’]s$/u, ''));
   const text = ` ${bare(content).join(' ')} `;
-  return (name) => text.includes(` ${bare(name).join(' ')} `);
+  const held = (name: string) => text.includes(` ${bare(name).join(' ')} `);
+  // "CTO of Brightline" reads as one name in a question; a note may say "Brightline ... the CTO".
+  return (name) => held(name) || (/\sof\s/u.test(name) && name.split(/\s+of\s+/u).every(held));
 }
 
 /** The signals of ABSTENTION_SIGNALS for an answer drawn from `lead`. */

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { BuiltinExtractor } from '../../src/providers/builtin/builtin-extractor.js';
+
+/** The dates the built-in extractor gives facts (validFrom), read against the note's own time. */
+
+const extractor = new BuiltinExtractor();
+// A note written on 28 November 2026.
+const since = async (text: string) => (await extractor.extract({ text, referenceTime: Date.UTC(2026, 10, 28) })).facts.map((fact) => `${fact.subject} ${fact.predicate} ${fact.object} ${fact.validFrom}`);
+
+describe('fact dates without a year', () => {
+  it('a month in a sentence in the past tense is the last one, not the next one', async () => {
+    expect(await since('Kofi Mensah joined Brightline in September.')).toEqual(['Kofi Mensah WORKS_AT Brightline 2026-09-01']);
+    expect(await since('Lena Vogel moved to Porto in March.')).toEqual(['Lena Vogel LIVES_IN Porto 2026-03-01']);
+    expect(await since('Kofi Mensah joined Brightline in February.')).toEqual(['Kofi Mensah WORKS_AT Brightline 2026-02-01']);
+  });
+
+  it('a month still ahead in the future tense, or with its year, stays as written', async () => {
+    expect(await since('Lena Vogel will move to Porto in March.')).toEqual(['Lena Vogel LIVES_IN Porto 2027-03-01']);
+    expect(await since('Kofi Mensah joined Brightline in September 2027.')).toEqual(['Kofi Mensah WORKS_AT Brightline 2027-09-01']);
+  });
+});
