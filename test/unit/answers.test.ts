@@ -474,6 +474,11 @@ describe('the built-in extractive answerer', () => {
     const run = [source('k', 'Ran 10 km in 52 minutes along the canal this morning; knee felt fine.')];
     expect((await answer('How long did my 10 km run take?', run)).text).toBe('52 minutes');
     expect((await answer('How many km did I run?', run)).text).toBe('10 km');
+    // "How much" asks for money when the line gives some; a month's short form names no one.
+    const renewal = [source('r', 'Meeting notes 3 Nov: Acme renewal signed for 2 years at 48k per year; next review with Priya Nair in March.')];
+    expect((await answer('How much is the Acme renewal per year?', renewal)).text).toBe('48k per year');
+    expect((await answer('How many years is the Acme renewal for?', renewal)).text).toBe('2 years');
+    expect((await answer('Who do I review the Acme renewal with?', renewal, 'default', { ...PLAIN, window: 3 })).text).toBe('Priya Nair');
     // A title's period ends no sentence: the landlord is Mr. Haddad, not "Mr".
     const rent = [source('h', 'Our landlord is Mr. Haddad; rent of 1,450 euros is due on the 3rd of each month.')];
     expect((await answer('Who is our landlord?', rent)).text).toBe('Mr. Haddad');

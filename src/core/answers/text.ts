@@ -20,10 +20,12 @@ const STOPWORDS = new Set(
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-/** Weekdays as people shorten them in chat ("Last Fri"); months' short forms are also names ("Jan"). */
+/** Weekdays as people shorten them in chat ("Last Fri"). */
 const WEEKDAY_SHORT = ['Mon', 'Tue', 'Tues', 'Wed', 'Thu', 'Thur', 'Thurs', 'Fri'];
+/** Months' short forms that name no one ("Meeting notes 3 Nov"); "Jan" and "Jun" are also names. */
+const MONTH_SHORT = ['Feb', 'Mar', 'Apr', 'Aug', 'Sep', 'Sept', 'Oct', 'Nov', 'Dec'];
+const CALENDAR = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT, ...MONTH_SHORT]);
 /** Words that make a calendar word a time ("Last Friday", "Next May"): no name once the calendar word is gone. */
-const CALENDAR = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT]);
 const CALENDAR_MODIFIERS = new Set(['Last', 'Next', 'This', 'Every', 'Each', 'Early', 'Late', 'Mid', 'Since', 'Until', 'On', 'In']);
 /** Verbs and nouns that open notes ("Met Sarah", "Call Bob"): capitalised only because they come first. */
 const OPENERS = new Set(
@@ -36,7 +38,7 @@ export function isOpener(word: string): boolean {
 }
 
 /** Capitalised words that are not names: pronouns, calendar words, sentence openers. */
-const NOT_NAMES = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT, 'I', 'I\'m', 'I\'ve', 'I\'ll', 'I\'d', 'OK', 'Ok', 'Hey', 'Hi', 'Hello', 'Thanks', 'Wow', 'Yes', 'No', 'Oh']);
+const NOT_NAMES = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT, ...MONTH_SHORT, 'I', 'I\'m', 'I\'ve', 'I\'ll', 'I\'d', 'OK', 'Ok', 'Hey', 'Hi', 'Hello', 'Thanks', 'Wow', 'Yes', 'No', 'Oh']);
 
 export function isStopword(word: string): boolean {
   return STOPWORDS.has(word.toLowerCase());

@@ -208,7 +208,9 @@ const ROLE_QUESTION = /^who\s+(?:is|was|are|were)\s+(?:the|a|an|my|our|his|her|t
 
 /** Prepositions that end no unit of a quantity (the stopword list holds the shortest ones). */
 const PREPOSITIONS = new Set(['about', 'above', 'across', 'after', 'against', 'along', 'among', 'around', 'before', 'behind', 'below', 'beside', 'between', 'beyond', 'during', 'inside', 'into', 'near', 'onto', 'outside', 'over', 'past', 'since', 'through', 'throughout', 'toward', 'towards', 'under', 'until', 'upon', 'via', 'with', 'within', 'without']);
-const QUANTITY = new RegExp(`(?:\\b(?:${NUMBER_WORDS})\\b|\\$?\\b\\d+(?:[.,]\\d+)*%?)(?:\\s+(?:a|per)\\s+\\w+|(?:\\s+[\\p{L}-]+){0,2})`, 'iu');
+const QUANTITY = new RegExp(`(?:\\b(?:${NUMBER_WORDS})\\b|[$€£]?\\b\\d+(?:[.,]\\d+)*(?:%|(?:k|m|bn)\\b)?)(?:\\s+(?:a|per)\\s+\\w+|(?:\\s+[\\p{L}-]+){0,2})`, 'iu');
+/** An amount of money: "How much..." (not "how much time") asks for one when a line gives one. */
+const MONEY = /[$€£]|\d(?:k|m|bn)\b|\b(?:euros?|dollars?|pounds?|usd|eur|gbp|francs?|yen|rupees?)\b/iu;
 
 /** A sentence that asks rather than tells. */
 function isQuestion(sentence: string): boolean {
@@ -327,9 +329,11 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
     // A number the question already gives is what it asks about, not the answer: "How long did my 10 km
     // run take?" over "Ran 10 km in 52 minutes" is "52 minutes".
     const given = new Set(question.toLowerCase().match(/[\p{L}\p{N}$%.,]+/gu) ?? []);
+    const asksMoney = /^how much\b(?!\s+(?:time|longer|later|earlier|farther|further))|\b(?:cost|price|paid|pay|spend|spent|rent|salary)\b/iu.test(question.trim());
     const match = [...text.matchAll(new RegExp(QUANTITY.source, 'giu'))]
       .map((found) => found[0])
-      .find((found) => !given.has(found.trim().split(/\s+/)[0]?.toLowerCase() ?? ''));
+      .filter((found) => !given.has(found.trim().split(/\s+/)[0]?.toLowerCase() ?? ''))
+      .sort((a, b) => (asksMoney ? Number(MONEY.test(b)) - Number(MONEY.test(a)) : 0))[0];
     if (!match) return undefined;
     const parts = match.trim().split(/\s+/);
     // "45 minutes at" -> "45 minutes", "52 minutes along" -> "52 minutes": a unit never ends in a stopword
