@@ -36,12 +36,15 @@ const acme = entity('e2', 'Acme Corp', 'company', ['ACME']);
 const tom = entity('e3', 'Tom Baker', 'person');
 const globex = entity('e4', 'Globex', 'company');
 const hooli = entity('e5', 'Hooli', 'company');
-const ENTITIES = [sarah, acme, tom, globex, hooli];
+const kofi = entity('e6', 'Kofi Mensah', 'person');
+const brightline = entity('e7', 'Brightline', 'company');
+const ENTITIES = [sarah, acme, tom, globex, hooli, kofi, brightline];
 const FACTS = [
   fact('f1', sarah, 'CFO_OF', acme, { confidence: 0.9 }),
   fact('f2', tom, 'WORKS_AT', globex, { confidence: 0.85, validFrom: Date.UTC(2024, 2, 1), source: { documentId: 'mem_f2', excerpt: 'Tom Baker joined Globex in March 2024.' } }),
   fact('f3', tom, 'WORKS_AT', hooli, { confidence: 0.85, validTo: Date.UTC(2024, 2, 1), supersededBy: 'f2' }),
   fact('f4', sarah, 'WORKS_AT', acme, { confidence: 0.7 }),
+  fact('f5', kofi, 'WORKS_AT', brightline, { confidence: 0.85, validFrom: Date.UTC(2026, 8, 1), source: { documentId: 'mem_f5', excerpt: 'Kofi Mensah started at Brightline in September.' } }),
 ];
 
 const lookup: FactLookup = {
@@ -110,6 +113,8 @@ describe('fact answers', () => {
     expect((await answer('When did Tom Baker join Globex?'))[0]).toMatchObject({ answer: 'March 2024', validFrom: '2024-03-01' });
     // "start at" asks about the job too.
     expect((await answer('When did Tom Baker start at Globex?'))[0]).toMatchObject({ answer: 'March 2024' });
+    // A month the note gives without its year is answered as that month, not as its 1st.
+    expect((await answer('When did Kofi Mensah join Brightline?'))[0]).toMatchObject({ answer: 'September 2026' });
   });
 
   it('superseded facts answer only questions about the past, and lead when the question asks for the earlier state', async () => {

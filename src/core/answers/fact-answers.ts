@@ -1,7 +1,7 @@
 import type { AnswerFact, EntityType } from '../../providers/spec.js';
 import type { EntityRecord, FactRecord } from '../knowledge/types.js';
 import { relationsOf, type AnswerType, type QuestionAnalysis } from './question.js';
-import { findExplicitDate, formatDay } from './text.js';
+import { findExplicitDate, formatDay, MONTHS } from './text.js';
 
 /** What fact answers need of the knowledge graph (KnowledgeService provides it). */
 export interface FactLookup {
@@ -42,7 +42,12 @@ function factDate(fact: FactRecord): string | undefined {
   const written = findExplicitDate(fact.source.excerpt);
   if (fact.predicate === 'DATE') return written && /\d/.test(written) ? written : fact.object;
   if (fact.validFrom === null) return undefined;
-  return written && /\d/.test(written) ? written : formatDay(fact.validFrom);
+  if (written && /\d/.test(written)) return written;
+  // "started in September": a month the note names without its day or year is the month, not its 1st.
+  const day = new Date(fact.validFrom);
+  const month = MONTHS[day.getUTCMonth()] ?? '';
+  if (day.getUTCDate() === 1 && new RegExp(`\\b${month}\\b`, 'iu').test(fact.source.excerpt)) return `${month} ${day.getUTCFullYear()}`;
+  return formatDay(fact.validFrom);
 }
 
 /**
