@@ -72,10 +72,10 @@ export function countTokens(text: string): number {
   return text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)?.length ?? 0;
 }
 
-/** Sentences of a text (paragraph breaks end a sentence too). */
 /** A sentence piece that ends in a title's or an initial's period, not a sentence's ("I." ends one). */
 const ABBREVIATION_END = /(?:^|[\s(])(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sr|Jr|St|Mt|Rev|Capt|Lt|Col|Gen|Sgt|Hon|vs|approx|(?!I\.)\p{Lu})\.$/u;
 
+/** Sentences of a text (paragraph breaks end a sentence too). */
 export function sentences(text: string): string[] {
   const out: string[] = [];
   for (const paragraph of text.split(/\n\s*\n|\r\n\s*\r\n|\n(?=\s*[-*•]\s)/)) {
