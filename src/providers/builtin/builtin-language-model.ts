@@ -304,15 +304,17 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
     // "Who is the CTO?" asks who holds a role: the name set beside the role's word, as its apposition,
     // answers before the sentence's subject does ("the CTO, Ines Duarte", "Ines Duarte, our CTO").
     // The question's names as the sentence holds them are who it is about, not the relation asked for.
-    const nameWords = new Set(properNouns(text).filter((name) => questionNames.has(name.toLowerCase())).flatMap((name) => contentWords(name)));
-    const askedWords = new Set(contentWords(question).filter((word) => !nameWords.has(word)));
-    const isAskedWord = (word: string | undefined) => word !== undefined && askedWords.has(stem(word.toLowerCase()));
-    const beside = names.find((entry) => {
-      const before = /([\p{L}\p{N}'’-]+)[,:]?\s+(?:(?:is|was|like|as|named|called)\s+)?$/u.exec(text.slice(0, entry.at))?.[1];
-      const after = /^,\s+(?:(?:the|our|my|his|her|their|its|a|an)\s+)?([\p{L}\p{N}'’-]+)/u.exec(text.slice(entry.at + entry.name.length))?.[1];
-      return isAskedWord(before) || isAskedWord(after);
-    });
-    if (beside && askedWords.size > 0 && ROLE_QUESTION.test(question.trim())) return beside.name;
+    if (ROLE_QUESTION.test(question.trim())) {
+      const nameWords = new Set(properNouns(text).filter((name) => questionNames.has(name.toLowerCase())).flatMap((name) => contentWords(name)));
+      const askedWords = new Set(contentWords(question).filter((word) => !nameWords.has(word)));
+      const isAskedWord = (word: string | undefined) => word !== undefined && askedWords.has(stem(word.toLowerCase()));
+      const beside = names.find((entry) => {
+        const before = /([\p{L}\p{N}'’-]+)[,:]?\s+(?:(?:is|was|like|as|named|called)\s+)?$/u.exec(text.slice(0, entry.at))?.[1];
+        const after = /^,\s+(?:(?:the|our|my|his|her|their|its|a|an)\s+)?([\p{L}\p{N}'’-]+)/u.exec(text.slice(entry.at + entry.name.length))?.[1];
+        return isAskedWord(before) || isAskedWord(after);
+      });
+      if (beside) return beside.name;
+    }
     const first = label && !asked(label) ? { name: label, at: -1 } : names[0];
     if (!first) return undefined;
     const picked = [first.name];
