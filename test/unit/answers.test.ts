@@ -393,6 +393,10 @@ describe('the built-in answerer\'s lists and abstention', () => {
     expect(named.finish.cited).toEqual(['b', 'e']);
     // Without the rule the best lines' phrases fill the list.
     expect((await answer('Which cities has Priya visited?', trips, 'default', rules)).text).toContain('favourite way to unwind');
+    // Works are not answered by their makers' names.
+    const club = [source('k', 'Priya: Our picks for winter are The Overstory by Richard Powers, then Piranesi by Susanna Clarke.', 0.9)];
+    expect((await answer('Which books has Priya picked?', club, 'default', { ...rules, namedLists: true })).text).toBe('The Overstory, Piranesi');
+    expect((await answer('Which authors has Priya picked?', club, 'default', { ...rules, namedLists: true })).text).toContain('Susanna Clarke');
     // Nothing named anywhere: the lines' phrases answer as before.
     const nameless = trips.filter((trip) => trip.id === 'a' || trip.id === 'c');
     expect((await answer('Which cities has Priya visited?', nameless, 'default', { ...rules, namedLists: true })).text).toContain('favourite way to unwind');

@@ -238,6 +238,9 @@ function questionNamesOf(question: string): string[] {
 /** Things people name (a book's title, a city), asked for as "what book" or "which city". */
 const NAMED_THINGS = 'country|city|state|town|team|company|band|artist|singer|author|book|novel|movie|film|show|series|game|song|album|restaurant|store|shop|brand|language|school|university|college|club|app|website|podcast|name';
 
+/** "What books / which song / what films": works, which a name after "by" made rather than names. */
+const WORKS_QUESTION = /^(?:what|which) (?:\w+ )?(?:books?|novels?|songs?|albums?|movies?|films?|shows?|series|games?|podcasts?|plays?|poems?|paintings?)\b/iu;
+
 /** "What book" or "which cities" (one modifier allowed: "what European countries"), singular or plural. */
 const NAMED_THING_RE = new RegExp(`^(?:in |at |to |from )?(?:what|which) (?:\\w+ )?(?:${NAMED_THINGS.replace(/y(?=\||$)/gu, '(?:y|ies)')})(?:e?s)?\\b`);
 
@@ -806,11 +809,16 @@ export class BuiltinLanguageModel implements LanguageModel {
       if (concise) text = phrase(best);
       // The conversation's own speakers are addressed, not named as the answer.
       const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)?.toLowerCase()).filter((label) => label !== undefined));
-      const newNames = (candidate: Candidate, title: string | undefined) =>
-        properNouns(candidate.text.replace(/^[^:]{1,40}:\s/u, '')).filter((name) => {
+      // A question for works (books, songs, films) is not answered by their makers: "Piranesi by Susanna Clarke".
+      const asksWorks = WORKS_QUESTION.test(request.question.trim());
+      const newNames = (candidate: Candidate, title: string | undefined) => {
+        const text = candidate.text.replace(/^[^:]{1,40}:\s/u, '');
+        return properNouns(text).filter((name) => {
           const lower = name.toLowerCase();
+          if (asksWorks && new RegExp(`\\bby\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u').test(text)) return false;
           return !speakers.has(lower) && !questionNames.has(lower) && ![...questionNames].some((asked) => asked.includes(lower)) && !(title ?? '').includes(name);
         });
+      };
       if (concise && this.rules.namedThings && asksForNamedThing(request.question) && !isListQuestion(request.question)) {
         // "What book / which city / what game": the title or name of the best line that has one answers.
         for (const candidate of ranked.slice(0, Math.max(1, this.rules.window))) {
