@@ -13,11 +13,10 @@ import type { DocumentSaves } from './document-saves.js';
 import type { DocumentSource, IngestItem, WatchedFileRef, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
 
 /**
- * Items in flight across all jobs. Text items cost little memory, and many in flight let the embedder
- * batch them (32 texts per worker call): 3,000 short notes, turbo, went from 59 items/s at 8 in flight to
- * 81-99 at 32-64 on 2 cores.
+ * Items in flight across all jobs (`ingest.concurrency`): two text batches. Text items cost little memory,
+ * and many in flight keep the embedder's queue full.
  */
-const DEFAULT_ITEM_CONCURRENCY = 64;
+const DEFAULT_ITEM_CONCURRENCY = 128;
 /** URL fetches and file reads at once (each may hold a body of up to `ingest.maxFetchBytes`). */
 const FETCH_CONCURRENCY = 8;
 /**
@@ -28,11 +27,15 @@ const FETCH_CONCURRENCY = 8;
 const FILE_BATCH = 32;
 const FILE_BATCHES_AT_ONCE = 2;
 /**
- * Text items go in batches too (MemoryService.saveMany: one embedding call, one commit per table, one job
- * items commit), at most this many items each; the item concurrency is split into such batches (64 in
- * flight: two batches of 32, the next one's embedding overlapping the last one's extraction and commits).
+ * Text items go in batches too (MemoryService.saveMany: one embedding call, one commit per table, one
+ * knowledge batch, one job items commit), at most this many items each; the item concurrency is split into
+ * such batches (two at once: the next one's models work while the last one commits). What a batch costs
+ * beyond the models is mostly per commit and per query (LanceDB writes a fragment and a manifest per commit,
+ * and the knowledge batch reads the entities, facts and edges it touches once), so larger batches spend
+ * less of the two cores on storage per item; while requests run, the pace still hands a batch out in pieces
+ * of its own size (DEFAULT_PACE.yielding), so what people wait on is unchanged.
  */
-const TEXT_BATCH = 32;
+const TEXT_BATCH = 64;
 /** Job counters are written at most this often while a job runs (status reads live progress meanwhile). */
 const PROGRESS_WRITE_MS = 500;
 
@@ -134,7 +137,7 @@ export class IngestService {
     this.fileBatches = new JobQueue(FILE_BATCHES_AT_ONCE);
     // Several daemons on one store: one item per save, as before batches. (Taken-over jobs once stored a
     // batch's items twice in the e2e test; that was the job run twice under one lease, see `taken`.)
-    this.textBatchSize = deps.sharedStore ? 1 : Math.max(1, Math.min(TEXT_BATCH, concurrency));
+    this.textBatchSize = deps.sharedStore ? 1 : Math.max(1, Math.min(TEXT_BATCH, Math.floor(concurrency / 2)));
     this.textBatches = new JobQueue(Math.max(1, Math.floor(concurrency / this.textBatchSize)));
     this.now = deps.now ?? Date.now;
   }
