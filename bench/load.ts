@@ -16,7 +16,7 @@
  *    the runs' writes left (contention vs the store's state), once the background work the runs left
  *    (extraction, knowledge commits, compactions) is done, as before each type alone (settle()).
  * 3. Bulk ingest alone: `--ingest` standard items, then as many turbo items, as async jobs with nobody else
- *    using the daemon (A B A B with `--alternate`); then search during a bulk ingest: as many standard items
+ *    using the daemon, warmed first as before the concurrent runs (A B A B with `--alternate`); then search during a bulk ingest: as many standard items
  *    (the issue's figure is 10,000) while one client searches one request at a time, search p50/p95 then and
  *    alone before (A B A B too).
  * 4. A folder's first scan: `--scan` markdown notes (default 500) in a fresh folder, `POST /v1/watches`, timed
@@ -24,7 +24,10 @@
  *    `--seconds 0` skips step 2 and `--ingest 0` step 3 (to time the scan alone).
  * 5. The models' own cap on items like these in-process (2 embedding workers and the extraction thread, as
  *    the daemon runs them, without storing anything), before the daemon starts and after it stops, and each
- *    ingest rate through the API as a ratio to the mean of the two.
+ *    ingest rate through the API as a ratio to the mean of the two. Also the CPU per item of each: the
+ *    daemon's during each job (by thread kind) and the models' in-process. On two cores both are bound by CPU,
+ *    so models / daemon CPU per item is what the job can reach of the cap on an idle host; unlike the rates,
+ *    it moves little with other processes' load.
  *
  * `--during N` sets the items of the search-during-ingest runs apart from `--ingest` (the issue's figure is a
  * 10,000-item ingest: `--ingest 400 --during 10000`).
@@ -101,6 +104,16 @@ export async function settle(daemon: BenchDaemon): Promise<number> {
     quiet = (cpuSeconds(daemon.pid()) - before) * 1000 <= 20 ? quiet + 1 : 0;
   }
   return Math.round(performance.now() - started);
+}
+
+/**
+ * A restarted daemon first does its start-up work (the search cohort's embeddings, the model threads'
+ * start, resumed work) and runs cold (JIT, tfjs's kernels, LanceDB's caches): warm it with each request type
+ * and let that work finish, so that what follows measures the build, not its start.
+ */
+async function warmUp(daemon: BenchDaemon, entries: readonly MixEntry[]): Promise<void> {
+  for (const entry of entries) for (let i = 0; i < 5; i++) await entry.run(2000 + i);
+  await settle(daemon);
 }
 
 interface MixEntry {
@@ -241,10 +254,20 @@ interface IngestRun {
   /** Items/s of a job with nobody else using the daemon: standard items, then as many turbo ones. */
   readonly standard: number;
   readonly turbo: number;
+  /** The daemon's CPU ms per item during each job, in all and by thread kind (threadCpu). */
+  readonly standardCpu: Record<string, number>;
+  readonly turboCpu: Record<string, number>;
 }
 
-/** An ingest job of `payload` with nobody else using the daemon (status polled twice a second): items/s. */
-async function ingestAlone(daemon: BenchDaemon, payload: readonly { content: string; tags: string[] }[], turbo = false): Promise<number> {
+/**
+ * An ingest job of `payload` with nobody else using the daemon (status polled twice a second): items/s, and
+ * the daemon's CPU ms per item meanwhile. On two cores the job is bound by CPU, so its CPU per item against
+ * the models' own (modelsCap) says how far it can come to their pace on an idle host, when other processes'
+ * load makes the rates of one run hard to compare.
+ */
+async function ingestAlone(daemon: BenchDaemon, payload: readonly { content: string; tags: string[] }[], turbo = false): Promise<{ rate: number; cpu: Record<string, number> }> {
+  const pid = daemon.pid();
+  const before = threadCpu(pid);
   const started = performance.now();
   const accepted = await daemon.client.ingest({ items: [...payload], async: true, turbo });
   for (;;) {
@@ -252,7 +275,11 @@ async function ingestAlone(daemon: BenchDaemon, payload: readonly { content: str
     if (status.status === 'completed' || status.status === 'failed') break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  return round(payload.length / ((performance.now() - started) / 1000), 1);
+  const seconds = (performance.now() - started) / 1000;
+  const after = threadCpu(pid);
+  const perItem = (kind: string) => round(((after[kind] ?? 0) - (before[kind] ?? 0)) / payload.length, 1);
+  const cpu = { main: perItem('main'), workers: perItem('workers'), lancedb: perItem('lancedb'), other: perItem('other') };
+  return { rate: round(payload.length / seconds, 1), cpu: { total: round(cpu.main + cpu.workers + cpu.lancedb + cpu.other, 1), ...cpu } };
 }
 
 async function searchDuringIngest(daemon: BenchDaemon, build: 'current' | 'alternate', queries: NoteGenerator, items: number): Promise<IngestFigures> {
@@ -281,8 +308,12 @@ async function searchDuringIngest(daemon: BenchDaemon, build: 'current' | 'alter
   return { build, alone: latencyFigures(alone), during: latencyFigures(during), ingestSeconds: round(seconds, 1), itemsPerSecond: round(items / seconds, 1), searches: during.length, midway };
 }
 
-/** Embedding and extraction of the same items in-process, as the daemon runs them, nothing stored: items/s. */
-async function modelsCap(texts: readonly string[]): Promise<{ standard: number; turbo: number }> {
+/**
+ * Embedding and extraction of the same items in-process, as the daemon runs them, nothing stored: items/s,
+ * and this process's CPU ms per item meanwhile (the models' threads and V8's helpers; the load generator is
+ * idle then).
+ */
+async function modelsCap(texts: readonly string[]): Promise<{ standard: number; turbo: number; standardCpu: number; turboCpu: number }> {
   const items = texts.length;
   const embedder = new BuiltinEmbeddingModel(2);
   const extractor = new BuiltinExtractor({ thread: true });
@@ -294,11 +325,15 @@ async function modelsCap(texts: readonly string[]): Promise<{ standard: number; 
         texts.map((text) => memoryPassages(text, deriveTitle(text), '', '')),
         (batch) => embedMany(embedder, batch, { priority: 'background' }),
       );
+    const cpuMs = () => cpuSeconds(process.pid) * 1000;
+    const turboFrom = cpuMs();
     const turbo = await timed(embedAll);
+    const standardFrom = cpuMs();
     const standard = await timed(() =>
       Promise.all([embedAll(), Promise.all(texts.map((text) => extractor.extract({ text, referenceTime: Date.now() })))]),
     );
-    return { standard: round(items / (standard.ms / 1000), 1), turbo: round(items / (turbo.ms / 1000), 1) };
+    const standardCpu = round((cpuMs() - standardFrom) / items, 1);
+    return { standard: round(items / (standard.ms / 1000), 1), turbo: round(items / (turbo.ms / 1000), 1), standardCpu, turboCpu: round((standardFrom - turboFrom) / items, 1) };
   } finally {
     await extractor.close();
     await embedder.close();
@@ -342,7 +377,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const capNotes = createNoteGenerator(SEED + ingestItems + 1);
   const capTexts = Array.from({ length: ingestItems }, () => capNotes.note().content);
   process.stderr.write('  the models alone on the same number of items (before)\n');
-  const capBefore = ingestItems > 0 ? await modelsCap(capTexts) : { standard: Number.NaN, turbo: Number.NaN };
+  const noCap = { standard: Number.NaN, turbo: Number.NaN, standardCpu: Number.NaN, turboCpu: Number.NaN };
+  const capBefore = ingestItems > 0 ? await modelsCap(capTexts) : noCap;
   try {
     const items = Array.from({ length: size }, () => stream());
     process.stderr.write(`  loading ${size} memories\n`);
@@ -369,11 +405,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       for (const build of options.alternate ? pair : builds) {
         if (options.alternate) {
           await daemon.use(build);
-          // A restarted daemon first does its start-up work (the search cohort's embeddings, resumed work) and
-          // runs cold (JIT, tfjs's kernels, LanceDB's caches): warm it with each request type and let that work
-          // finish, so that the run measures the build under load, not its start.
-          for (const entry of entries) for (let i = 0; i < 5; i++) await entry.run(2000 + i);
-          await settle(daemon);
+          await warmUp(daemon, entries);
         }
         process.stderr.write(`  ${clients} clients, ${build}, ${seconds} s\n`);
         runs.push(await measuredRun(daemon, build, clients, seconds, queries, writes, ids));
@@ -399,13 +431,17 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       let run = 0;
       for (const build of ingestItems > 0 ? builds : []) {
         if (options.alternate) await daemon.use(build);
+        // The daemon was just started (by use(), or by compact() above): its start-up work and cold models
+        // would land in the standard job, which runs first, and not in the turbo one after it, while the
+        // models' cap is timed on models already started and warmed.
+        await warmUp(daemon, entries);
         process.stderr.write(`  an ingest of ${ingestItems} standard items, then ${ingestItems} turbo, alone, ${build}\n`);
         // New texts each run (an item equal to a stored memory would cost what a new one does, but reads differ).
         const notes = createNoteGenerator(SEED + 1000 * ++run + ingestItems);
         const payload = () => Array.from({ length: ingestItems }, () => ({ content: notes.note().content, tags: ['bench-ingest-alone'] }));
         const standard = await ingestAlone(daemon, payload());
         const turbo = await ingestAlone(daemon, payload(), true);
-        ingestRuns.push({ build, standard, turbo });
+        ingestRuns.push({ build, standard: standard.rate, turbo: turbo.rate, standardCpu: standard.cpu, turboCpu: turbo.cpu });
       }
       for (const build of duringItems > 0 ? builds : []) {
         if (options.alternate) await daemon.use(build);
@@ -417,8 +453,13 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     await daemon.stop();
   }
   process.stderr.write('  the models alone on the same number of items (after)\n');
-  const capAfter = ingestItems > 0 ? await modelsCap(capTexts) : { standard: Number.NaN, turbo: Number.NaN };
-  const cap = { standard: round((capBefore.standard + capAfter.standard) / 2, 1), turbo: round((capBefore.turbo + capAfter.turbo) / 2, 1) };
+  const capAfter = ingestItems > 0 ? await modelsCap(capTexts) : noCap;
+  const cap = {
+    standard: round((capBefore.standard + capAfter.standard) / 2, 1),
+    turbo: round((capBefore.turbo + capAfter.turbo) / 2, 1),
+    standardCpu: round((capBefore.standardCpu + capAfter.standardCpu) / 2, 1),
+    turboCpu: round((capBefore.turboCpu + capAfter.turboCpu) / 2, 1),
+  };
   const scanCap = scanFiles > 0 ? await modelsCap(scanTexts(scanFiles)) : null;
   const uptimeAfter = execFileSync('uptime', { encoding: 'utf8' }).trim();
 
@@ -478,6 +519,18 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     header: ['build', 'standard items/s', 'standard / cap', 'turbo items/s', 'turbo / cap'],
     rows: ingestRuns.map((run) => [run.build, run.standard, round(run.standard / cap.standard, 2), run.turbo, round(run.turbo / cap.turbo, 2)]),
   };
+  const cpu = (split: Record<string, number>) => `${split.total} (${split.main} / ${split.workers} / ${split.lancedb} / ${split.other})`;
+  const ingestCpuTable: Table = {
+    title: `the same jobs' CPU per item in the daemon against the models' own in-process (standard ${cap.standardCpu}, turbo ${cap.turboCpu} ms/item; before / after the daemon: ${capBefore.standardCpu} / ${capAfter.standardCpu}, ${capBefore.turboCpu} / ${capAfter.turboCpu})`,
+    header: ['build', 'standard CPU ms/item (main / workers / LanceDB / other)', 'models / daemon', 'turbo CPU ms/item', 'models / daemon'],
+    rows: ingestRuns.map((run) => [
+      run.build,
+      cpu(run.standardCpu),
+      round(cap.standardCpu / (run.standardCpu.total ?? Number.NaN), 2),
+      cpu(run.turboCpu),
+      round(cap.turboCpu / (run.turboCpu.total ?? Number.NaN), 2),
+    ]),
+  };
   const duringTable: Table = {
     title: `search during a bulk ingest of ${duringItems} standard items (one client searching)`,
     header: ['build', 'search alone p50 / p95 ms', 'during ingest p50 / p95 ms', 'searches', 'ingest items/s meanwhile'],
@@ -514,7 +567,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       scans,
       scanModelsCap: scanCap,
     },
-    tables: [costTable, runTable, scanTable, ingestTable, duringTable],
+    tables: [costTable, runTable, scanTable, ingestTable, ingestCpuTable, duringTable],
     notes: [`uptime before: ${uptimeBefore}`, `uptime after: ${uptimeAfter}`, 'The load generator runs on the same cores as the daemon.'],
   };
 }
