@@ -90,7 +90,7 @@ export function ingestRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { tenant } = requireAuth(request.auth);
-        const jobs = await deps.storage.jobs.list(tenant, request.query.limit);
+        const jobs = await deps.ingest.list(tenant, request.query.limit);
         return { success: true as const, jobs: jobs.map(presentJob) };
       },
     );
