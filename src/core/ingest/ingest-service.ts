@@ -33,14 +33,15 @@ const FILE_BATCHES_AT_ONCE = 2;
  * beyond the models is mostly per commit and per query (LanceDB writes a fragment and a manifest per commit,
  * and the knowledge batch reads the entities, facts and edges it touches once), so larger batches spend
  * less of the two cores on storage per item; while requests run, the pace still hands a batch out in pieces
- * of its own size (DEFAULT_PACE.yielding), so what people wait on is unchanged.
+ * of at most its yielding size (DEFAULT_PACE.yielding), so what people wait on is unchanged.
  */
 const TEXT_BATCH = 64;
 /**
  * Job counters are written at most this often while a job runs. The daemon running a job answers its status
  * and the jobs list from the live counters; the stored ones are for other daemons on a shared store. A write
- * replaces the job's whole record, its items included (a merge of the row), and is one more commit while the
- * job's batches commit: twice a second it was about a fifth of a standard job's commits.
+ * replaces the job's whole record, its items included (a merge of the row), and is one more commit beside
+ * the batches' own, which is what a job's storage work costs most by (bench/README.md, "Standard ingest at
+ * the models' pace").
  */
 const PROGRESS_WRITE_MS = 5000;
 
