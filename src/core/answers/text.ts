@@ -135,12 +135,17 @@ export function properNouns(text: string): string[] {
   return [...found.values()];
 }
 
+/** A text to match literally inside a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /**
  * The share (0-1) of `names` that a text mentions: whole words, case-sensitive, so "May" does not match
  * "may" nor "Ann" "Annual". Cheap enough to run over hundreds of search candidates.
  */
 export function nameMatcher(names: readonly string[]): (text: string) => number {
-  const patterns = names.map((name) => new RegExp(`(?<![\\p{L}\\p{N}])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u'));
+  const patterns = names.map((name) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(name)}(?![\\p{L}\\p{N}])`, 'u'));
   return (text) => (patterns.length === 0 ? 0 : patterns.filter((pattern) => pattern.test(text)).length / patterns.length);
 }
 

@@ -29,6 +29,7 @@ import {
   PRODUCT_WORDS,
   ROLE_TITLES,
 } from './extraction-lexicon.js';
+import { escapeRegExp } from '../../core/answers/text.js';
 import { PRONOUN_CONFIDENCE, resolvePronouns } from './coreference.js';
 import { ExtractionThread } from './extraction-thread.js';
 
@@ -128,9 +129,8 @@ const NAME_PREFIXES = new Set(['new', 'big', 'old', 'great', 'grand', 'north', '
 const CONNECTORS = new Set(['of', '&', 'de', 'van', 'von', 'der', 'da', 'du', 'la', 'del', 'le', 'y', 'di']);
 const CLOSED_POS = new Set(['PRON', 'DET', 'ADP', 'CCONJ', 'SCONJ', 'AUX', 'PUNCT', 'SYM', 'PART', 'SPACE', 'INTJ']);
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const alternation = (words: readonly string[]) =>
-  [...words].sort((a, b) => b.length - a.length).map((word) => escape(word).replace(/ /g, '\\s+')).join('|');
+  [...words].sort((a, b) => b.length - a.length).map((word) => escapeRegExp(word).replace(/ /g, '\\s+')).join('|');
 
 const ROLE_RE = alternation(Object.keys(ROLE_TITLES));
 const JOB_RE = alternation(JOB_TITLES);

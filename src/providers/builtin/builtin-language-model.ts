@@ -2,6 +2,7 @@ import { calibrate, scoringFor } from '../../core/scoring.js';
 import {
   contentWords,
   countTokens,
+  escapeRegExp,
   findExplicitDate,
   findRelativeDate,
   formatDay,
@@ -271,11 +272,10 @@ export function isCompound(question: string): boolean {
 function answerSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string> = new Set(), question = ''): string | undefined {
   if (kind === 'who' || kind === 'where') {
     const asked = (name: string) => questionNames.has(name.toLowerCase()) || [...questionNames].some((q) => q.includes(name.toLowerCase()));
-    const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     if (kind === 'where') {
       // Only a name after a place word answers "where" ("from Globex" is an origin, often a company).
       const placed = properNouns(sentence).filter(
-        (name) => !asked(name) && new RegExp(`\\b(?:in|at|to|near|around|visit(?:s|ed|ing)?)\\s+(?:the\\s+)?${escape(name)}`, 'u').test(sentence),
+        (name) => !asked(name) && new RegExp(`\\b(?:in|at|to|near|around|visit(?:s|ed|ing)?)\\s+(?:the\\s+)?${escapeRegExp(name)}`, 'u').test(sentence),
       );
       return placed.length > 0 ? placed.slice(0, 2).join(', ') : undefined;
     }
@@ -815,7 +815,7 @@ export class BuiltinLanguageModel implements LanguageModel {
         const text = candidate.text.replace(/^[^:]{1,40}:\s/u, '');
         return properNouns(text).filter((name) => {
           const lower = name.toLowerCase();
-          if (asksWorks && new RegExp(`\\bby\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u').test(text)) return false;
+          if (asksWorks && new RegExp(`\\bby\\s+${escapeRegExp(name)}`, 'u').test(text)) return false;
           return !speakers.has(lower) && !questionNames.has(lower) && ![...questionNames].some((asked) => asked.includes(lower)) && !(title ?? '').includes(name);
         });
       };

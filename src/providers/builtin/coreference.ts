@@ -1,3 +1,4 @@
+import { escapeRegExp } from '../../core/answers/text.js';
 import type { EntityType } from '../spec.js';
 import {
   BARE_PERSON_NOUNS,
@@ -98,14 +99,13 @@ interface PronounSite {
 const MAX_SENTENCES_BACK = 3;
 
 const words = (text: string) => text.toLowerCase().match(/[\p{L}'’-]+/gu) ?? [];
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const INTERJECTION_RE = new RegExp(`^(?:[\\s,.!?-]*\\b(?:${INTERJECTIONS.map(escape).join('|')})\\b)+[\\s,]*$`, 'i');
+const INTERJECTION_RE = new RegExp(`^(?:[\\s,.!?-]*\\b(?:${INTERJECTIONS.map(escapeRegExp).join('|')})\\b)+[\\s,]*$`, 'i');
 const UNNAMED_RE = new RegExp(
-  String.raw`\b(?:(my|his|her|their|our|your|a|an|the|this|that|one|some)\s+(?:[a-z]+(?:-[a-z]+)?\s+){0,2}?(${[...PERSON_NOUNS].map(escape).join('|')})|(${[...BARE_PERSON_NOUNS].join('|')}))\b(?![-'’]\p{L})`,
+  String.raw`\b(?:(my|his|her|their|our|your|a|an|the|this|that|one|some)\s+(?:[a-z]+(?:-[a-z]+)?\s+){0,2}?(${[...PERSON_NOUNS].map(escapeRegExp).join('|')})|(${[...BARE_PERSON_NOUNS].join('|')}))\b(?![-'’]\p{L})`,
   'giu',
 );
-const POSSESSED_RE = new RegExp(String.raw`^['’]s\s+(?:[a-z]+(?:-[a-z]+)?\s+){0,2}?(${[...PERSON_NOUNS].map(escape).join('|')})\b(?![-'’]\p{L})`, 'iu');
-const POSSESSIVE_RE = new RegExp(String.raw`\b(her|his)\s+(?:new\s+|current\s+|own\s+)?(?:${EMPLOYER_NOUNS.map(escape).join('|')})\b`, 'gi');
+const POSSESSED_RE = new RegExp(String.raw`^['’]s\s+(?:[a-z]+(?:-[a-z]+)?\s+){0,2}?(${[...PERSON_NOUNS].map(escapeRegExp).join('|')})\b(?![-'’]\p{L})`, 'iu');
+const POSSESSIVE_RE = new RegExp(String.raw`\b(her|his)\s+(?:new\s+|current\s+|own\s+)?(?:${EMPLOYER_NOUNS.map(escapeRegExp).join('|')})\b`, 'gi');
 const COPULA_BEFORE_RE = /\b(?:is|was|are|were|be|been|being|became|becomes|as|['’]s)\s*$/i;
 const ASKING_RE = /\b(?:ask|asks|asked|asking|inquire|inquires|inquired|inquiring|wonder|wonders|wondered|wondering)\b[^.;:!?]*\b(?:how|whether|if|why|what|where|when)\s*$/i;
 const DEFINITE_COMPANY_RE = /^(?:the\s+(?:company|firm|startup|start-up))\b/i;
