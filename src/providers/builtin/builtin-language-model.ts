@@ -838,16 +838,16 @@ export class BuiltinLanguageModel implements LanguageModel {
         // Names asked for: the lines that name something, however far down, hold the items; a line naming
         // nothing holds none of them, whatever it scores.
         const titled = (candidate: Candidate) => (this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined);
-        const naming =
-          this.rules.listNames && this.rules.namedLists && asksForNamedThing(request.question)
-            ? ranked.filter((candidate) => !isQuestion(candidate.text) && (titled(candidate) !== undefined || newNames(candidate, undefined).length > 0))
-            : [];
-        if (naming.length > 0) {
-          items.length = 0;
-          for (const candidate of naming) {
-            if (items.length >= this.rules.listItems) break;
-            if (!items.some((item) => item.source.id === candidate.source.id)) items.push(candidate);
+        const naming: Candidate[] = [];
+        if (this.rules.listNames && this.rules.namedLists && asksForNamedThing(request.question)) {
+          for (const candidate of ranked) {
+            if (naming.length >= this.rules.listItems) break;
+            if (isQuestion(candidate.text) || naming.some((item) => item.source.id === candidate.source.id)) continue;
+            if (titled(candidate) !== undefined || newNames(candidate, undefined).length > 0) naming.push(candidate);
           }
+        }
+        if (naming.length > 0) {
+          items.splice(0, items.length, ...naming);
         } else {
           for (const candidate of ranked.slice(1)) {
             if (items.length >= this.rules.listItems || score(candidate) < KEEP_RATIO * score(best)) break;
