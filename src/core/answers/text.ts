@@ -72,8 +72,13 @@ export function countTokens(text: string): number {
   return text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)?.length ?? 0;
 }
 
+/** Titles written before a name with a period ("Mr. Haddad"): the name keeps its title. */
+const NAME_TITLES = 'Mr|Mrs|Ms|Mx|Dr|Prof';
 /** A sentence piece that ends in a title's or an initial's period, not a sentence's ("I." ends one). */
-const ABBREVIATION_END = /(?:^|[\s(])(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sr|Jr|St|Mt|Rev|Capt|Lt|Col|Gen|Sgt|Hon|vs|approx|(?!I\.)\p{Lu})\.$/u;
+const ABBREVIATION_END = new RegExp(`(?:^|[\\s(])(?:${NAME_TITLES}|Sr|Jr|St|Mt|Rev|Capt|Lt|Col|Gen|Sgt|Hon|vs|approx|(?!I\\.)\\p{Lu})\\.$`, 'u');
+
+/** A run of capitalised words, "of"/"de"/"van"/"von" allowed inside, a title with its period before it. */
+const NAME_RUN = new RegExp(`(?:(?:${NAME_TITLES})\\.\\s+)?\\p{Lu}[\\p{L}\\p{N}&'’-]*(?:\\s+(?:of\\s+|de\\s+|van\\s+|von\\s+)?\\p{Lu}[\\p{L}\\p{N}&'’-]*)*`, 'gu');
 
 /** Sentences of a text (paragraph breaks end a sentence too). */
 export function sentences(text: string): string[] {
@@ -103,9 +108,8 @@ export function sentences(text: string): string[] {
 export function properNouns(text: string): string[] {
   const found = new Map<string, string>();
   for (const sentence of sentences(text)) {
-    // A title with its period belongs to the name after it: "Mr. Haddad", "Dr. Okafor".
-    const pattern = /(?:(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.\s+)?\p{Lu}[\p{L}\p{N}&'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?\p{Lu}[\p{L}\p{N}&'’-]*)*/gu;
-    for (const match of sentence.matchAll(pattern)) {
+    // matchAll works on a copy of NAME_RUN: its lastIndex is never shared between calls.
+    for (const match of sentence.matchAll(NAME_RUN)) {
       let parts = match[0].split(/\s+/);
       const atStart = sentence.slice(0, match.index).trim().replace(/^["'(\[]+/, '') === '';
       if (atStart && parts.length > 0 && (isStopword(parts[0] ?? '') || OPENERS.has((parts[0] ?? '').toLowerCase()) || /(?:ing|ed)$/.test(parts[0] ?? '') || parts.length === 1)) {

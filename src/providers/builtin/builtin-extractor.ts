@@ -287,8 +287,12 @@ interface DateMention {
   readonly absolute: boolean;
 }
 
+/** A month's name or its short form, in a date's words ("September", "14 Dec"). */
+const MONTH_WORD = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*';
 /** A month named in a date's words ("in September", "14 December"): a date a year can be moved on. */
-const NAMED_MONTH = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]*)\b/i;
+const NAMED_MONTH = new RegExp(`\\b${MONTH_WORD}\\b`, 'i');
+/** A date that names its day or its year ("14 December", "May 3", "2024"), not only a month or a weekday. */
+const ABSOLUTE_DATE = new RegExp(`\\b\\d{4}\\b|\\b${MONTH_WORD}\\.?\\s+\\d{1,2}\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_WORD}`, 'i');
 
 function datesOf(nlp: Nlp, sentence: string, referenceTime: number): DateMention[] {
   const today = new Date(referenceTime).toISOString().slice(0, 10);
@@ -306,7 +310,7 @@ function datesOf(nlp: Nlp, sentence: string, referenceTime: number): DateMention
     const start = entry.dates?.start;
     if (!start) continue;
     const text = stripEdge(entry.text.replace(/^(?:on|in|by|for|from|since|at|until|till|before|after|of)\s+/i, '')).replace(/[.,]$/, '');
-    const absolute = /\b\d{4}\b/.test(text) || /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i.test(text);
+    const absolute = ABSOLUTE_DATE.test(text);
     // compromise-dates reads a day or month without a year as the next one; a sentence in the past tense
     // ("Kofi started at Brightline in September", written in November) means the last one.
     let iso = start.slice(0, 10);
