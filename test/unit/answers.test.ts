@@ -3,7 +3,7 @@ import { confidenceOf, grounding, memoryDate } from '../../src/core/answers/ask-
 import { dateReason, reminderReason } from '../../src/core/answers/reasons.js';
 import { RemindService, timeframeStart } from '../../src/core/answers/remind-service.js';
 import { headWords } from '../../src/core/answers/question.js';
-import { contentWords, countTokens, properNouns, resolveRelativeDate, sentences, sharedNames, stem } from '../../src/core/answers/text.js';
+import { contentWords, countTokens, properNouns, resolveRelativeDate, resolveWeekday, sentences, sharedNames, stem } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
@@ -556,7 +556,8 @@ describe('the built-in extractive answerer', () => {
     expect(embedder.calls).toBe(0);
     const { text } = await answer('When is the budget approval due?', long, 'default');
     expect(embedder.calls).toBe(1);
-    expect(text).toBe('On Friday');
+    // "due on Friday", written on Monday 8 May 2023: the Friday after.
+    expect(text).toBe('Friday 12 May 2023');
   });
 
   it('counts the tokens it read, streams word by word, and answers nothing from nothing', async () => {
@@ -611,9 +612,30 @@ describe('answer text helpers', () => {
     expect(resolveRelativeDate('last week', MAY_8)).toBe('the week before 8 May 2023');
     expect(resolveRelativeDate('last year', MAY_8)).toBe('2022');
     expect(resolveRelativeDate('two days ago', MAY_8)).toBe('6 May 2023');
-    expect(resolveRelativeDate('last Saturday', MAY_8)).toBe('6 May 2023');
+    expect(resolveRelativeDate('last Saturday', MAY_8)).toBe('Saturday 6 May 2023');
     expect(resolveRelativeDate('last month', MAY_8)).toBe('April 2023');
     expect(resolveRelativeDate('someday', MAY_8)).toBeUndefined();
+  });
+
+  it('names the calendar month or year a relative phrase means, and keeps weeks relative', () => {
+    expect(resolveRelativeDate('next month', MAY_8)).toBe('June 2023');
+    expect(resolveRelativeDate('this month', MAY_8)).toBe('May 2023');
+    expect(resolveRelativeDate('this year', MAY_8)).toBe('2023');
+    expect(resolveRelativeDate('next year', MAY_8)).toBe('2024');
+    expect(resolveRelativeDate('next week', MAY_8)).toBe('the week after 8 May 2023');
+    // The last day of a month has no counterpart in a shorter one: the month before 31 March is February.
+    expect(resolveRelativeDate('last month', Date.parse('2023-03-31T12:00:00Z'))).toBe('February 2023');
+    expect(resolveRelativeDate('next month', Date.parse('2023-01-31T12:00:00Z'))).toBe('February 2023');
+  });
+
+  it('resolves a lone weekday by the tense of its sentence (8 May 2023 is a Monday)', () => {
+    expect(resolveWeekday('on Friday', 'I won my fourth tourney on Friday!', MAY_8)).toBe('Friday 5 May 2023');
+    expect(resolveWeekday('Friday', 'We went hiking Friday', MAY_8)).toBe('Friday 5 May 2023');
+    expect(resolveWeekday('on Friday', 'Dentist on Friday at 9', MAY_8)).toBe('Friday 12 May 2023');
+    expect(resolveWeekday('on Friday', "I'll call the landlord on Friday", MAY_8)).toBe('Friday 12 May 2023');
+    expect(resolveWeekday('this Wednesday', 'The plumber came by, he returns this Wednesday', MAY_8)).toBe('Wednesday 10 May 2023');
+    expect(resolveWeekday('on Monday', 'Dentist on Monday', MAY_8)).toBe('Monday 15 May 2023');
+    expect(resolveWeekday('8 May 2023', 'on 8 May 2023', MAY_8)).toBeUndefined();
   });
 });
 

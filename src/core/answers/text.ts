@@ -259,11 +259,7 @@ export function resolveRelativeDate(phrase: string, base: number): string | unde
     const unit = ago[2];
     if (unit === 'day') return formatDay(base - amount * DAY);
     if (unit === 'week') return amount === 1 ? `the week before ${formatDay(base)}` : `${amount} weeks before ${formatDay(base)}`;
-    if (unit === 'month') {
-      const date = new Date(base);
-      date.setUTCMonth(date.getUTCMonth() - amount);
-      return `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
-    }
+    if (unit === 'month') return monthOf(base, -amount);
     return String(year - amount);
   }
   const last = /^(?:last|past) (.+)$/.exec(text);
@@ -271,25 +267,55 @@ export function resolveRelativeDate(phrase: string, base: number): string | unde
     const what = last[1] ?? '';
     if (what === 'year') return String(year - 1);
     if (what === 'night') return formatDay(base - DAY);
-    if (what === 'month') {
-      const date = new Date(base);
-      date.setUTCMonth(date.getUTCMonth() - 1);
-      return `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
-    }
+    if (what === 'month') return monthOf(base, -1);
     if (what === 'week' || what === 'weekend') return `the ${what} before ${formatDay(base)}`;
     const weekday = WEEKDAYS.findIndex((day) => day.toLowerCase() === what);
     if (weekday >= 0) {
       const today = new Date(base).getUTCDay();
       const back = ((today - weekday + 7) % 7) || 7;
-      return formatDay(base - back * DAY);
+      // The weekday stays in the answer: the note said "last Saturday", and the day's name is what a reader
+      // checks the date against.
+      return `${WEEKDAYS[weekday]} ${formatDay(base - back * DAY)}`;
     }
   }
   const upcoming = /^(?:next|this coming|this) (week|weekend|month|year)$/.exec(text);
   if (upcoming) {
     const what = upcoming[1] ?? '';
-    if (text.startsWith('this ')) return `the ${what} of ${formatDay(base)}`;
-    if (what === 'year') return String(year + 1);
-    return `the ${what} after ${formatDay(base)}`;
+    const ahead = text.startsWith('this ') ? 0 : 1;
+    // Months and years are calendar units a reader names ("June 2023"); a week has no name, so it stays
+    // relative to the day the note was written.
+    if (what === 'year') return String(year + ahead);
+    if (what === 'month') return monthOf(base, ahead);
+    return ahead === 0 ? `the ${what} of ${formatDay(base)}` : `the ${what} after ${formatDay(base)}`;
   }
   return undefined;
+}
+
+/** Words that put a sentence's event ahead of the day it was written ("will", "going to", "next"). */
+const AHEAD = /\b(?:will|shall|going to|gonna|plan(?:s|ning)? to|next|tomorrow|upcoming|coming up|can['’]t wait|scheduled|due)\b|['’]ll\b/iu;
+/** Past forms: a regular "-ed" or a common irregular verb ("won", "went"). */
+const PAST = /\b(?:was|were|did|had|went|got|won|made|took|saw|came|ran|met|found|left|bought|gave|told|felt|kept|began|wrote|spent|sent|built|brought|thought|caught|held|lost|paid|sold|became|drove|flew|ate|sang|swam|[a-z]{2,}[^e\s]ed)\b/iu;
+
+/**
+ * The day a weekday named in a sentence written on `base` means: "on Friday" in "I won my fourth tourney on
+ * Friday" is the Friday before; "this Friday" or a sentence about what comes ("Dentist on Friday", "I'll call
+ * on Friday") is the next one. "Friday 8 July 2022"; undefined when the phrase is no lone weekday.
+ */
+export function resolveWeekday(phrase: string, sentence: string, base: number): string | undefined {
+  const match = new RegExp(`^(?:(next|this|on|by|until)\\s+)?(${WEEKDAY_RE})$`, 'iu').exec(phrase.trim());
+  if (!match) return undefined;
+  const weekday = WEEKDAYS.findIndex((day) => day.toLowerCase() === (match[2] ?? '').toLowerCase());
+  const today = new Date(base).getUTCDay();
+  const cue = (match[1] ?? '').toLowerCase();
+  const ahead = cue === 'next' || cue === 'this' || cue === 'by' || cue === 'until' || AHEAD.test(sentence) || !PAST.test(sentence);
+  const days = ahead ? ((weekday - today + 7) % 7) || 7 : -(((today - weekday + 7) % 7) || 7);
+  return `${WEEKDAYS[weekday]} ${formatDay(base + days * DAY)}`;
+}
+
+/** "June 2023": the calendar month `offset` months from `base` (epoch ms). */
+function monthOf(base: number, offset: number): string {
+  const date = new Date(base);
+  date.setUTCDate(1);
+  date.setUTCMonth(date.getUTCMonth() + offset);
+  return `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
 }

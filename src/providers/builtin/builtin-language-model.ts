@@ -11,6 +11,7 @@ import {
   isOpener,
   properNouns,
   resolveRelativeDate,
+  resolveWeekday,
   sentences,
   stem,
   words,
@@ -798,7 +799,9 @@ export class BuiltinLanguageModel implements LanguageModel {
       const explicit = findExplicitDate(best.text);
       const relative = findRelativeDate(best.text);
       const lead =
-        (relative ? resolveRelativeDate(relative, best.source.date) : undefined) ?? explicit ?? formatDay(best.source.date);
+        (relative ? resolveRelativeDate(relative, best.source.date) : undefined) ??
+        (explicit ? (resolveWeekday(explicit, best.text, best.source.date) ?? explicit) : undefined) ??
+        formatDay(best.source.date);
       const date = `${lead.charAt(0).toUpperCase()}${lead.slice(1)}`;
       text = concise ? date : `${date} — ${text}`;
     } else if (kind === 'other') {
