@@ -452,6 +452,10 @@ describe('the built-in extractive answerer', () => {
     expect(explicit.text).toBe('12 June 2023');
     const dateless = await answer('When did I buy the bike?', [source('b', 'Bought a red bike for the commute.', 0.7, Date.parse('2024-02-03T10:00:00Z'))]);
     expect(dateless.text).toBe('3 February 2024');
+    // "How long ago" asks for the span, not the date it leads to.
+    const ago = [source('g', 'Caroline: I got this necklace for my 18th birthday ten years ago. [27 June, 2023]')];
+    expect((await answer('How long ago was Caroline\'s 18th birthday?', ago)).text).toBe('Ten years ago');
+    expect((await answer('When was Caroline\'s 18th birthday?', ago)).text).toBe('2013');
     // A question that asks two things gets the sentence too.
     const both = await answer('When is the dentist and what for?', [source('d', 'Dentist appointment on 12 June 2023 at 9am.')]);
     expect(both.text).toMatch(/^12 June 2023 — Dentist appointment/);
@@ -612,6 +616,7 @@ describe('answer text helpers', () => {
     expect(resolveRelativeDate('last week', MAY_8)).toBe('the week before 8 May 2023');
     expect(resolveRelativeDate('last year', MAY_8)).toBe('2022');
     expect(resolveRelativeDate('two days ago', MAY_8)).toBe('6 May 2023');
+    expect(resolveRelativeDate('ten years ago', MAY_8)).toBe('2013');
     expect(resolveRelativeDate('last Saturday', MAY_8)).toBe('Saturday 6 May 2023');
     expect(resolveRelativeDate('last month', MAY_8)).toBe('April 2023');
     expect(resolveRelativeDate('someday', MAY_8)).toBeUndefined();

@@ -190,7 +190,9 @@ function indexOfRun(haystack: readonly string[], needle: readonly string[]): num
 // The period belongs to a short form ("Feb."), not to a full name that ends a sentence ("on 2 February.").
 const MONTH_RE = `(?:${MONTHS.join('|')}|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\\.?)`;
 const WEEKDAY_RE = `(?:${WEEKDAYS.join('|')})`;
-const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, few: 3, couple: 2 };
+const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, twenty: 20, few: 3, couple: 2 };
+/** The counts a relative phrase may give in words ("ten years ago"). */
+const AGO_COUNT = `(?:\\d+|${Object.keys(NUMBER_WORDS).filter((word) => word !== 'few' && word !== 'couple').join('|')}|few|couple(?: of)?)`;
 
 /** Explicit dates: "8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "Tuesday", "next week", "tomorrow". */
 const EXPLICIT_DATE = new RegExp(
@@ -213,8 +215,7 @@ const RELATIVE_DATE = new RegExp(
   [
     `\\byesterday\\b`,
     `\\b(?:last|past) (?:week|weekend|month|year|night|${WEEKDAY_RE})\\b`,
-    `\\b(?:a|an|one|two|three|four|five|six|few|couple(?: of)?) (?:days?|weeks?|months?|years?) ago\\b`,
-    `\\b\\d+ (?:days?|weeks?|months?|years?) ago\\b`,
+    `\\b${AGO_COUNT} (?:days?|weeks?|months?|years?) ago\\b`,
     `\\b(?:today|this morning|tonight|this (?:week|weekend|month|year)|earlier today)\\b`,
     `\\b(?:next|this coming) (?:week|month|year|weekend)\\b`,
     `\\btomorrow\\b`,
@@ -253,7 +254,7 @@ export function resolveRelativeDate(phrase: string, base: number): string | unde
   if (text === 'yesterday') return formatDay(base - DAY);
   if (/^(?:today|this morning|tonight|earlier today)$/.test(text)) return formatDay(base);
   if (text === 'tomorrow') return formatDay(base + DAY);
-  const ago = /^(\d+|a|an|one|two|three|four|five|six|few|couple(?: of)?) (day|week|month|year)s? ago$/.exec(text);
+  const ago = new RegExp(`^(${AGO_COUNT}) (day|week|month|year)s? ago$`).exec(text);
   if (ago) {
     const amount = /^\d+$/.test(ago[1] ?? '') ? Number(ago[1]) : (NUMBER_WORDS[(ago[1] ?? '').replace(/ of$/, '')] ?? 1);
     const unit = ago[2];

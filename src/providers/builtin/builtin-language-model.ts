@@ -798,7 +798,10 @@ export class BuiltinLanguageModel implements LanguageModel {
     if (kind === 'when') {
       const explicit = findExplicitDate(best.text);
       const relative = findRelativeDate(best.text);
+      // "How long ago...?" asks for the span itself: "ten years ago" answers it as written.
+      const span = relative && /^how long ago\b/iu.test(request.question.trim()) && /\bago$/iu.test(relative) ? relative : undefined;
       const lead =
+        span ??
         (relative ? resolveRelativeDate(relative, best.source.date) : undefined) ??
         (explicit ? (resolveWeekday(explicit, best.text, best.source.date) ?? explicit) : undefined) ??
         formatDay(best.source.date);
