@@ -796,16 +796,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const concise = tier.spanOnly && !isCompound(request.question);
     let typedMissing = false;
     if (kind === 'when') {
-      const explicit = findExplicitDate(best.text);
-      const relative = findRelativeDate(best.text);
-      // "How long ago...?" asks for the span itself: "ten years ago" answers it as written.
-      const span = relative && /^how long ago\b/iu.test(request.question.trim()) && /\bago$/iu.test(relative) ? relative : undefined;
-      const lead =
-        span ??
-        (relative ? resolveRelativeDate(relative, best.source.date) : undefined) ??
-        (explicit ? (resolveWeekday(explicit, best.text, best.source.date) ?? explicit) : undefined) ??
-        formatDay(best.source.date);
-      const date = `${lead.charAt(0).toUpperCase()}${lead.slice(1)}`;
+      const date = dateOf(best, request.question);
       text = concise ? date : `${date} — ${text}`;
     } else if (kind === 'other') {
       const phrase = (candidate: Candidate) =>
@@ -930,6 +921,23 @@ export class BuiltinLanguageModel implements LanguageModel {
       signals: [...abstentionSignals(request, lead, typedMissing), Math.min(1, speakerGap), relationMissing(request), Math.min(1, lexicalGap), leadByOther, othersOnly],
     };
   }
+}
+
+/**
+ * The date a line answers a "when" question with: a relative phrase resolved against the day its memory was
+ * written, an explicit date (a lone weekday resolved the same way), or that day itself. "How long ago...?"
+ * asks for the span: "ten years ago" answers it as written.
+ */
+function dateOf(candidate: Candidate, question: string): string {
+  const explicit = findExplicitDate(candidate.text);
+  const relative = findRelativeDate(candidate.text);
+  const span = relative && /^how long ago\b/iu.test(question.trim()) && /\bago$/iu.test(relative) ? relative : undefined;
+  const lead =
+    span ??
+    (relative ? resolveRelativeDate(relative, candidate.source.date) : undefined) ??
+    (explicit ? (resolveWeekday(explicit, candidate.text, candidate.source.date) ?? explicit) : undefined) ??
+    formatDay(candidate.source.date);
+  return `${lead.charAt(0).toUpperCase()}${lead.slice(1)}`;
 }
 
 /** The names the memories use (speakers, capitalised words past the label), lowercased: see answerSpan. */
