@@ -3,7 +3,7 @@ import { confidenceOf, grounding, memoryDate } from '../../src/core/answers/ask-
 import { dateReason, reminderReason } from '../../src/core/answers/reasons.js';
 import { RemindService, timeframeStart } from '../../src/core/answers/remind-service.js';
 import { headWords } from '../../src/core/answers/question.js';
-import { contentWords, countTokens, properNouns, resolveRelativeDate, resolveWeekday, sentences, sharedNames, stem } from '../../src/core/answers/text.js';
+import { contentWords, countTokens, properNouns, resolveRelativeDate, resolveWeekday, sentences, sharedNames, stem, termsOf, wordKey } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
@@ -620,6 +620,20 @@ describe('answer text helpers', () => {
     expect(resolveRelativeDate('last Saturday', MAY_8)).toBe('Saturday 6 May 2023');
     expect(resolveRelativeDate('last month', MAY_8)).toBe('April 2023');
     expect(resolveRelativeDate('someday', MAY_8)).toBeUndefined();
+  });
+
+  it('matches a question\'s words to a line\'s by word key, where the stemmer parts two forms of a word', async () => {
+    expect(stem('allergic')).not.toBe(stem('allergies'));
+    expect(wordKey(stem('allergic'))).toBe(wordKey(stem('allergies')));
+    expect(termsOf('Maya is allergic')).toEqual(termsOf('Maya allergies'));
+    // Short stems are their own key: "car" and "card" stay apart.
+    expect(wordKey(stem('car'))).not.toBe(wordKey(stem('card')));
+    const notes = [
+      source('s', 'Maya starts swimming lessons on Saturday with her friend.', 0.7),
+      source('a', "Maya's allergies: peanuts and shellfish.", 0.7),
+    ];
+    const found = await answer('What is Maya allergic to?', notes);
+    expect(found.finish.cited).toEqual(['a']);
   });
 
   it('names the calendar month or year a relative phrase means, and keeps weeks relative', () => {

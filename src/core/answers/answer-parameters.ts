@@ -39,9 +39,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8226,-0.5268,1.303,-0.1641,-0.2747,0.4881,0.9166,-0.6599,1.9901,0.5789,0.0791,-0.2229,1.4688,0.1813,0.9443,2.5974,0.0692,-0.3725,0.5598,-0.1462,0.1094], listNames: true, namedThings: true, listParts: true, namedLists: true, abstention: { bias: 0.741275, weights: [-0.612315, -0.421549, -2.148142, -0.197486, 1.18232, 0.226819, 0.580316, 0.213777, 2.380711, 2.575178, 2.053657] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 3, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8315,-0.5239,1.3039,-0.1648,-0.2773,0.4861,0.9105,-0.6595,1.99,0.5807,0.0791,-0.2232,1.4696,0.1788,0.9445,2.5936,0.0724,-0.3724,0.554,-0.1472,0.1105], listNames: true, namedThings: true, listParts: true, namedLists: true, abstention: { bias: 0.567149, weights: [-0.59291, -0.425984, -2.138474, -0.166977, 1.146695, 0.331046, 0.571003, 0.229945, 2.366484, 2.593095, 2.036137] } },
   calibration: {
     facts: [],
-    passages: [[0.472, 0.1], [0.684, 0.143], [0.761, 0.216], [0.802, 0.275], [0.848, 0.3], [0.89, 0.373], [0.938, 0.51], [0.988, 0.627]],
+    passages: [[0.474, 0.098], [0.683, 0.146], [0.76, 0.212], [0.8, 0.275], [0.847, 0.308], [0.891, 0.353], [0.939, 0.529], [0.987, 0.635]],
   },
 };

@@ -67,6 +67,20 @@ export function contentWords(text: string): string[] {
   return writtenWords(text).map(stem);
 }
 
+/**
+ * What two forms of one word share where the stemmer parts them: a stem's first six letters ("allergic" and
+ * "allergies" stem to allerg and allergi, both keyed allerg). For matching a question's words to a line's;
+ * search keeps the stems (its index is built on them).
+ */
+export function wordKey(stemmed: string): string {
+  return stemmed.length > 6 ? stemmed.slice(0, 6) : stemmed;
+}
+
+/** contentWords keyed by wordKey. */
+export function termsOf(text: string): string[] {
+  return contentWords(text).map(wordKey);
+}
+
 /** Tokens as a reader counts them: words, numbers and punctuation marks. */
 export function countTokens(text: string): number {
   return text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)?.length ?? 0;

@@ -14,6 +14,8 @@ import {
   resolveWeekday,
   sentences,
   stem,
+  termsOf,
+  wordKey,
   words,
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
@@ -679,23 +681,27 @@ export class BuiltinLanguageModel implements LanguageModel {
     const questionNames = new Set(properNouns(request.question).map((name) => name.toLowerCase()));
     const questionWordSet = new Set(questionWords);
     const askedSpeaker = speakerMatcher(questionNamesOf(request.question));
-    const head = headWords(request.question);
+    const head = headWords(request.question).map(wordKey);
+    // Lines are matched to the question on word keys (wordKey: "allergic" meets "allergies"); the stems
+    // stay what the echo and closeness steps compare.
+    const questionTerms = [...new Set(termsOf(request.question))];
+    const questionTermSet = new Set(questionTerms);
 
     // Rarer words among the retrieved memories say more about which sentence answers (idf over the sources).
-    const documents = request.sources.map((source) => new Set(contentWords(source.content)));
+    const documents = request.sources.map((source) => new Set(termsOf(source.content)));
     const weight = new Map(
-      questionWords.map((word) => {
+      questionTerms.map((word) => {
         const df = documents.filter((document) => document.has(word)).length;
         return [word, Math.log(1 + (documents.length + 1) / (df + 0.5))] as const;
       }),
     );
     const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
     const lexicalOf = (present: ReadonlySet<string>) =>
-      totalWeight <= 0 ? 0 : questionWords.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0) / totalWeight;
+      totalWeight <= 0 ? 0 : questionTerms.reduce((sum, word) => sum + (present.has(word) ? (weight.get(word) ?? 0) : 0), 0) / totalWeight;
 
     // Pairs of the question's content words in their order ("charity race"): a line holding the pair holds
     // the phrase asked about, not two of its words met apart.
-    const questionPairs = pairsOf(contentWords(request.question));
+    const questionPairs = pairsOf(termsOf(request.question));
     const names = questionNamesOf(request.question);
 
     const candidates: Candidate[] = [];
@@ -703,17 +709,17 @@ export class BuiltinLanguageModel implements LanguageModel {
     request.sources.forEach((source, sourceIndex) => {
       const list = memorySentences(source.content);
       // The questions of the context this memory replies to, the best one's match (0 when it asks none).
-      const reply = Math.max(0, ...memorySentences(source.context ?? '').filter(isQuestion).map((asked) => lexicalOf(new Set(contentWords(asked)))));
+      const reply = Math.max(0, ...memorySentences(source.context ?? '').filter(isQuestion).map((asked) => lexicalOf(new Set(termsOf(asked)))));
       const memory = {
         lexical: lexicalOf(documents[sourceIndex] ?? new Set()),
-        context: lexicalOf(new Set(contentWords(source.context ?? ''))),
+        context: lexicalOf(new Set(termsOf(source.context ?? ''))),
         names: names.length === 0 ? 0 : names.filter(mentions(`${source.content} ${source.context ?? ''}`)).length / names.length,
         lines: list.length,
       };
       for (const [lineIndex, text] of list.entries()) {
-        const stems = contentWords(text);
-        const present = new Set(stems);
-        const linePairs = pairsOf(stems);
+        const terms = termsOf(text);
+        const present = new Set(terms);
+        const linePairs = pairsOf(terms);
         const candidate: Candidate = {
           source,
           sourceIndex,
@@ -722,7 +728,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           // A one-sentence memory's relevance is already that sentence's match to the question.
           semantic: source.relevance,
           bonus: kindBonus(kind, text, questionNames),
-          news: [...present].filter((word) => !questionWordSet.has(word) && !questionNames.has(word)).length,
+          news: [...present].filter((word) => !questionTermSet.has(word) && !questionNames.has(word)).length,
           byAsked: askedSpeaker(speakerLabel(text)),
           lineIndex,
           newName: properNouns(text.replace(/^[^:]{1,40}:\s/u, '')).some((name) => !questionNames.has(name.toLowerCase())),
@@ -986,12 +992,12 @@ function abstentionSignals(request: AnswerRequest, lead: Candidate, typedMissing
 function relationMissing(request: AnswerRequest): number {
   const names = questionNamesOf(request.question);
   if (names.length === 0) return 0;
-  const nameWords = new Set(names.flatMap((name) => contentWords(name)));
-  const asked = [...new Set(contentWords(request.question))].filter((word) => !nameWords.has(word));
+  const nameWords = new Set(names.flatMap((name) => termsOf(name)));
+  const asked = [...new Set(termsOf(request.question))].filter((word) => !nameWords.has(word));
   if (asked.length === 0) return 0;
   const naming = request.sources.filter((source) => names.some(mentions(source.content)));
   if (naming.length === 0) return 0;
-  const present = new Set(naming.flatMap((source) => contentWords(source.content)));
+  const present = new Set(naming.flatMap((source) => termsOf(source.content)));
   return asked.filter((word) => !present.has(word)).length / asked.length;
 }
 
