@@ -68,8 +68,9 @@ export async function summarise(
    * The grid's pick for a split and its refinements, each a variant pickVariant weighs on the split's
    * training folds: with list questions answered by names (listNames), and with the line ranker fitted on
    * those folds (lineWeights), alone and together; then, on top of both, named things answered by their
-   * name (namedThings), and list items split into the things each line lists (listParts); last, lists of
-   * five items rather than three (listItems).
+   * name (namedThings), and list items split into the things each line lists (listParts); then lists of
+   * five items rather than three (listItems); last, "who" answered by a tie when a line names no one
+   * (tieAnswers).
    */
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
@@ -86,6 +87,7 @@ export async function summarise(
       { ...named, namedThings: true, listParts: true },
       { ...named, namedThings: true, listParts: true, namedLists: true },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5 },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true },
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };

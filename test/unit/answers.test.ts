@@ -6,7 +6,7 @@ import { headWords } from '../../src/core/answers/question.js';
 import { contentWords, countTokens, properNouns, resolveRelativeDate, resolveWeekday, sentences, sharedNames, stem, termsOf, wordKey } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, tiePhrase, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 
@@ -634,6 +634,17 @@ describe('answer text helpers', () => {
     ];
     const found = await answer('What is Maya allergic to?', notes);
     expect(found.finish.cited).toEqual(['a']);
+  });
+
+  it('tieAnswers: a "who" question over a line that names no one is answered by the tie it names', async () => {
+    const turns = [source('a', 'Maria: My aunt believed in volunteering, so I am inspired by her.', 0.8)];
+    expect((await answer('Who inspired Maria to volunteer?', turns)).text).toBe(turns[0]?.content);
+    expect((await answer('Who inspired Maria to volunteer?', turns, 'default', { ...PLAIN, tieAnswers: true })).text).toBe("Maria's aunt");
+    expect(tiePhrase('Lunch with my older sister at noon.', 'Who did I have lunch with?')).toBe('my older sister');
+    expect(tiePhrase('Joanna: Her boss called twice.', 'Who called Joanna?')).toBe('her boss');
+    // The tie the question names is not its answer, and a line with no tie gives none.
+    expect(tiePhrase('Melanie: My daughter and her friend came over.', "Who visited with Melanie's daughter?")).toBe('her friend');
+    expect(tiePhrase('Maria: It was a great day.', 'Who came?')).toBeUndefined();
   });
 
   it('names the calendar month or year a relative phrase means, and keeps weeks relative', () => {

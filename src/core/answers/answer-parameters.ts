@@ -30,6 +30,8 @@ export interface AnswerParameters {
     readonly listParts?: boolean;
     /** "What book / which city" answered with the name or title of the best lines. */
     readonly namedThings?: boolean;
+    /** "Who" answered by the tie a line names ("Maria's aunt") when it names no one. */
+    readonly tieAnswers?: boolean;
     /** List questions asking for named things answered from the lines that name something. */
     readonly namedLists?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
@@ -39,9 +41,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8315,-0.5239,1.3039,-0.1648,-0.2773,0.4861,0.9105,-0.6595,1.99,0.5807,0.0791,-0.2232,1.4696,0.1788,0.9445,2.5936,0.0724,-0.3724,0.554,-0.1472,0.1105], listNames: true, namedThings: true, listParts: true, namedLists: true, abstention: { bias: 0.567149, weights: [-0.59291, -0.425984, -2.138474, -0.166977, 1.146695, 0.331046, 0.571003, 0.229945, 2.366484, 2.593095, 2.036137] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8315,-0.5239,1.3039,-0.1648,-0.2773,0.4861,0.9105,-0.6595,1.99,0.5807,0.0791,-0.2232,1.4696,0.1788,0.9445,2.5936,0.0724,-0.3724,0.554,-0.1472,0.1105], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, abstention: { bias: 0.556893, weights: [-0.592474, -0.424503, -2.14029, -0.186299, 1.130214, 0.533172, 0.578171, 0.223376, 2.373863, 2.597024, 2.036628] } },
   calibration: {
     facts: [],
-    passages: [[0.467, 0.078], [0.678, 0.146], [0.759, 0.192], [0.8, 0.284], [0.846, 0.308], [0.89, 0.353], [0.938, 0.529], [0.987, 0.635]],
+    passages: [[0.467, 0.078], [0.678, 0.146], [0.759, 0.212], [0.8, 0.284], [0.846, 0.308], [0.89, 0.373], [0.938, 0.529], [0.987, 0.635]],
   },
 };

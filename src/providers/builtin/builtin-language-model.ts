@@ -90,6 +90,8 @@ export interface AnswerRules {
    * line's words say little about.
    */
   readonly lineWeights?: readonly number[];
+  /** A "who" question over a line that names no one is answered by the tie it names ("Maria's aunt"). */
+  readonly tieAnswers?: boolean;
   /**
    * A list question is answered with the names and quoted titles its lines hold ("Lisbon, Porto"), comma
    * separated, rather than with the lines' phrases; a line that names nothing gives its phrase.
@@ -351,6 +353,31 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
   }
   return undefined;
 }
+/** The people a note names by their tie to someone rather than by name ("my aunt", "her colleague"). */
+const TIES =
+  'mother|mom|mum|father|dad|parents?|sister|brother|siblings?|daughter|son|kids?|children|child|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|' +
+  'aunt|uncle|cousins?|grandma|grandmother|grandpa|grandfather|grandparents?|niece|nephew|family|friends?|colleagues?|co-?workers?|boss|manager|' +
+  'neighbou?rs?|roommates?|teammates?|mentors?|teacher|coach|doctor|dentist|therapist|landlord';
+const TIE = new RegExp(`\\b(my|our|his|her|their)\\s+((?:best|old|close|new|little|big|younger|older)\\s+)?(${TIES})\\b`, 'iu');
+
+/**
+ * A "who" answer for a line that names no one: the person it names by a tie ("My aunt believed in
+ * volunteering" answers "Who inspired Maria to volunteer?" with "Maria's aunt"; a note's own "my sister"
+ * stays "my sister"). Undefined when the line has none, or only the tie the question already names.
+ */
+export function tiePhrase(sentence: string, question: string): string | undefined {
+  const label = speakerLabel(sentence);
+  const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
+  const asked = new Set(contentWords(question));
+  for (const match of text.matchAll(new RegExp(TIE.source, 'giu'))) {
+    const [, owner = '', modifier = '', tie = ''] = match;
+    if (asked.has(stem(tie.toLowerCase()))) continue;
+    const whose = label && /^(?:my|our)$/iu.test(owner) ? `${label}'s` : owner.toLowerCase();
+    return `${whose} ${modifier}${tie.toLowerCase()}`;
+  }
+  return undefined;
+}
+
 /** Whether a line's capitalised first word reads as a common word rather than a name (see answerSpan). */
 function openerWord(word: string, rest: string): boolean {
   return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word) || isDiscourseOpener(word);
@@ -670,7 +697,9 @@ export class BuiltinLanguageModel implements LanguageModel {
     const answerOf = (candidate: Candidate) =>
       kind === 'other'
         ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ?? (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
-        : (answerSpan(kind, candidate.text, questionNames, known, request.question) ?? candidate.text);
+        : (answerSpan(kind, candidate.text, questionNames, known, request.question) ??
+          (kind === 'who' && this.rules.tieAnswers ? tiePhrase(candidate.text, request.question) : undefined) ??
+          candidate.text);
     return candidates.map((candidate) => ({ text: candidate.text, answer: answerOf(candidate), sourceId: candidate.source.id, features: lineFeatures(candidate) }));
   }
 
@@ -878,7 +907,9 @@ export class BuiltinLanguageModel implements LanguageModel {
       const typed = ranked
         .slice(0, Math.max(1, this.rules.window))
         .map((candidate) => {
-          const span = answerSpan(kind, candidate.text, questionNames, known, request.question);
+          const span =
+            answerSpan(kind, candidate.text, questionNames, known, request.question) ??
+            (kind === 'who' && this.rules.tieAnswers ? tiePhrase(candidate.text, request.question) : undefined);
           if (!span) return undefined;
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
           return { candidate, span, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
