@@ -641,6 +641,9 @@ describe('answer text helpers', () => {
     expect((await answer('Who inspired Maria to volunteer?', turns)).text).toBe(turns[0]?.content);
     expect((await answer('Who inspired Maria to volunteer?', turns, 'default', { ...PLAIN, tieAnswers: true })).text).toBe("Maria's aunt");
     expect(tiePhrase('Lunch with my older sister at noon.', 'Who did I have lunch with?')).toBe('my older sister');
+    // A note's opening errand ("Lunch with...") names no one: the tie answers.
+    const note = [source('l', 'Lunch with my older sister on Friday at the Thai place.', 0.8)];
+    expect((await answer('Who did I have lunch with?', note, 'default', { ...PLAIN, tieAnswers: true })).text).toBe('my older sister');
     expect(tiePhrase('Joanna: Her boss called twice.', 'Who called Joanna?')).toBe('her boss');
     // The tie the question names is not its answer, and a line with no tie gives none.
     expect(tiePhrase('Melanie: My daughter and her friend came over.', "Who visited with Melanie's daughter?")).toBe('her friend');

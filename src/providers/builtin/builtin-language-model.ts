@@ -308,6 +308,9 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
       // name no one, unless the memories name it elsewhere (a speaker, a capitalised word inside a sentence).
       .filter((entry) => entry.at !== leading || entry.name.includes(' ') || known.has(entry.name.toLowerCase()) || !openerWord(entry.name, text.slice(entry.at + entry.name.length)))
       .filter((entry) => !addressed(text, entry.at, entry.name))
+      // A capitalised word after an article qualifies a thing, it names no one ("the Thai place", "an
+      // Italian film"); a person is not "the Rob".
+      .filter((entry) => !/\b(?:the|a|an)\s+$/iu.test(text.slice(0, entry.at)))
       .sort((x, y) => x.at - y.at);
     // "Who is the CTO?" asks who holds a role: the name set beside the role's word, as its apposition,
     // answers before the sentence's subject does ("the CTO, Ines Duarte", "Ines Duarte, our CTO").
@@ -380,7 +383,7 @@ export function tiePhrase(sentence: string, question: string): string | undefine
 
 /** Whether a line's capitalised first word reads as a common word rather than a name (see answerSpan). */
 function openerWord(word: string, rest: string): boolean {
-  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word) || isDiscourseOpener(word);
+  return /^\s*[,!]/u.test(rest) || isStopword(word.toLowerCase()) || /(?:ing|ed)$/u.test(word) || TIME_OPENER.test(word) || isDiscourseOpener(word) || isOpener(word);
 }
 
 /**
