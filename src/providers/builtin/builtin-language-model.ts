@@ -356,12 +356,13 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
   }
   return undefined;
 }
+
 /** The people a note names by their tie to someone rather than by name ("my aunt", "her colleague"). */
 const TIES =
   'mother|mom|mum|father|dad|parents?|sister|brother|siblings?|daughter|son|kids?|children|child|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|' +
   'aunt|uncle|cousins?|grandma|grandmother|grandpa|grandfather|grandparents?|niece|nephew|family|friends?|colleagues?|co-?workers?|boss|manager|' +
   'neighbou?rs?|roommates?|teammates?|mentors?|teacher|coach|doctor|dentist|therapist|landlord';
-const TIE = new RegExp(`\\b(my|our|his|her|their)\\s+((?:best|old|close|new|little|big|younger|older)\\s+)?(${TIES})\\b`, 'iu');
+const TIE = new RegExp(`\\b(my|our|his|her|their)\\s+((?:best|old|close|new|little|big|younger|older)\\s+)?(${TIES})\\b`, 'giu');
 
 /**
  * A "who" answer for a line that names no one: the person it names by a tie ("My aunt believed in
@@ -372,7 +373,7 @@ export function tiePhrase(sentence: string, question: string): string | undefine
   const label = speakerLabel(sentence);
   const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
   const asked = new Set(contentWords(question));
-  for (const match of text.matchAll(new RegExp(TIE.source, 'giu'))) {
+  for (const match of text.matchAll(TIE)) {
     const [, owner = '', modifier = '', tie = ''] = match;
     if (asked.has(stem(tie.toLowerCase()))) continue;
     const whose = label && /^(?:my|our)$/iu.test(owner) ? `${label}'s` : owner.toLowerCase();
