@@ -241,7 +241,7 @@ describe('mem CLI against a real daemon', () => {
     ).documentId;
     const streamed = await mem(['ask', 'When am I meeting Sarah Chen and what about?', '--space', 'answers'], env);
     expect(streamed.exitCode, streamed.stderr).toBe(0);
-    expect(streamed.stdout).toMatch(/^On Thursday — Meeting Sarah Chen from Acme Corp on Thursday at 10am to review the Q3 roadmap\.\n\nSources\n {2}\[1\] .*mem_/);
+    expect(streamed.stdout).toMatch(/^Thursday \d{1,2} [A-Z][a-z]+ \d{4} — Meeting Sarah Chen from Acme Corp on Thursday at 10am to review the Q3 roadmap\.\n\nSources\n {2}\[1\] .*mem_/);
     expect(streamed.stdout).toContain(meeting);
     expect(streamed.stdout).toMatch(/confidence \d\.\d\d · builtin\/extractive · \d+ tokens/);
 
