@@ -198,7 +198,15 @@ export class MemoryService {
       valid.map(({ input, title, context, author }) => memoryPassages(input.content, title, context, author)),
       (texts) => embedMany(this.deps.embedder, texts, { priority: currentPriority() }),
     );
-    const extractions = valid.map(({ input, createdAt }) => (input.turbo ? null : (this.deps.knowledge?.extractAhead?.(input.content, createdAt) ?? null)));
+    const started = valid.map(({ input, createdAt }) => (input.turbo ? null : (this.deps.knowledge?.extractAhead?.(input.content, createdAt) ?? null)));
+    // The batch's extractions reach the knowledge service together, so they are applied as one knowledge
+    // batch (one read of the entities they name, one commit per table). Handed over one by one as each
+    // finished, the first few of a batch started a knowledge batch of their own, and so did each few that
+    // finished during it: several small batches, each paying the reads and commits of a whole one. None of
+    // them can commit before the batch's passages are embedded anyway (knowledge waits for its memory's commit).
+    const allExtracted = Promise.allSettled(started);
+    const extractions = started.map((extraction) => (extraction ? allExtracted.then(() => extraction) : null));
+    for (const extraction of extractions) extraction?.catch(() => undefined);
     // With no lease to confirm first, the memory rows commit while their passages are embedded (the store
     // adds the passages when they arrive, and takes a row back if they fail): a save waits for the embedding
     // and one commit, not the embedding then the commits.
