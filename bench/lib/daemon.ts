@@ -236,8 +236,15 @@ async function launchOnce(bin: string, env: NodeJS.ProcessEnv, port: number, pol
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
-  child.once('exit', () => running.delete(child));
   let output = '';
+  child.once('exit', (code, signal) => {
+    running.delete(child);
+    // A daemon that dies in the middle of a run shows up as DAEMON_UNREACHABLE on the next request; its
+    // exit status and last output (a native crash's message goes to stderr) say why.
+    if (!stopping.has(child)) {
+      process.stderr.write(`  the daemon (pid ${child.pid}) exited on its own: code ${code}, signal ${signal}\n${output.replace(/^/gm, '    ')}\n`);
+    }
+  });
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-4000);
   };
@@ -264,8 +271,12 @@ async function launchOnce(bin: string, env: NodeJS.ProcessEnv, port: number, pol
   }
 }
 
+/** Daemons this process asked to stop: any other exit is the daemon's own, and reported (launchOnce). */
+const stopping = new WeakSet<ChildProcess>();
+
 async function terminate(child: ChildProcess): Promise<void> {
   if (exited(child)) return;
+  stopping.add(child);
   child.kill('SIGTERM');
   if (!(await waitForExit(child, STOP_TIMEOUT_MS))) {
     child.kill('SIGKILL');
