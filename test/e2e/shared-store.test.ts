@@ -185,7 +185,9 @@ describe('two daemons on one az:// store', () => {
   }, 120_000);
 
   it('an ingest job whose daemon is killed (SIGKILL) is finished by the other, each item once', async () => {
-    const ITEMS = 150;
+    // Enough items for several rounds of ingest batches (64 each, two at once): with a batch's items completing
+    // together, a job of one round and a half could finish between two polls, and the kill would come too late.
+    const ITEMS = 400;
     const items = Array.from({ length: ITEMS }, (_, i) => ({ content: `Takeover note ${i}: the lighthouse keeper logged ship ${i}.`, tags: ['takeover'] }));
     const submitted = await call(0, '/v1/ingest', { method: 'POST', body: JSON.stringify({ items }) });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
