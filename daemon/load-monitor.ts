@@ -48,6 +48,24 @@ interface Tick {
 const TICK_MS = 1000;
 
 /**
+ * The process's CPU over a window as cores, split into the main thread, each kind of worker and the rest.
+ * The threads' parts are their busy time (event-loop utilisation), which is CPU while each has a core; on a
+ * host whose cores other processes contend for, a busy thread also waits for one, and the parts would add
+ * up to more than the process used. They are then scaled down together to the process's CPU, so the split
+ * keeps its proportions and the parts add up.
+ */
+export function cpuShares(cpuMs: number, mainBusyMs: number, workerBusyMs: Record<string, number>, elapsedMs: number): { process: number; main: number; workers: Record<string, number>; other: number } {
+  const busy = mainBusyMs + Object.values(workerBusyMs).reduce((a, b) => a + b, 0);
+  const scale = busy > cpuMs && busy > 0 ? cpuMs / busy : 1;
+  const share = (ms: number) => round(ms / Math.max(1, elapsedMs), 2);
+  const workers = Object.fromEntries(Object.entries(workerBusyMs).map(([name, ms]) => [name, share(ms * scale)]));
+  const main = share(mainBusyMs * scale);
+  const whole = share(cpuMs);
+  const other = round(Math.max(0, whole - main - Object.values(workers).reduce((a, b) => a + b, 0)), 2);
+  return { process: whole, main, workers, other };
+}
+
+/**
  * Samples the daemon's load once a second and reports the last `windowSeconds`: event-loop delay
  * (monitorEventLoopDelay) and utilisation, CPU of the whole process and the busy share of the main thread
  * and of each kind of worker thread (their event-loop utilisation: the models run synchronously on them, so
@@ -115,12 +133,10 @@ export class LoadMonitor {
     const elapsedMs = Math.max(1, (used.at(-1)?.at ?? first.at) - first.at);
     const share = (activeMs: number) => round(activeMs / elapsedMs, 2);
     const sum = (pick: (tick: Tick) => number) => used.reduce((total, tick) => total + pick(tick), 0);
-    const whole = share(sum((tick) => tick.cpuMicros) / 1000);
-    const main = share(sum((tick) => tick.mainActive));
     const workers: Record<string, number> = {};
     for (const tick of used) for (const [name, ms] of Object.entries(tick.workers)) workers[name] = (workers[name] ?? 0) + ms;
-    const workerShares = Object.fromEntries(Object.entries(workers).map(([name, ms]) => [name, share(ms)]));
-    const other = round(Math.max(0, whole - main - Object.values(workerShares).reduce((a, b) => a + b, 0)), 2);
+    const main = share(sum((tick) => tick.mainActive));
+    const cpu = cpuShares(sum((tick) => tick.cpuMicros) / 1000, sum((tick) => tick.mainActive), workers, elapsedMs);
     const last = used.at(-1) ?? first;
     const seconds = elapsedMs / 1000;
     const embedder = last.embedder && first.embedder ? embedderRates(first.embedder, last.embedder, seconds) : null;
@@ -133,7 +149,7 @@ export class LoadMonitor {
         delayMaxMs: round(Math.max(0, ...used.map((tick) => tick.delayMax)), 1),
         utilization: main,
       },
-      cpu: { process: whole, main, workers: workerShares, other },
+      cpu,
       lanes: this.sources.lanes(),
       requests: this.sources.timings.snapshot(),
       embedder,
