@@ -482,6 +482,10 @@ describe('the built-in extractive answerer', () => {
     const run = [source('k', 'Ran 10 km in 52 minutes along the canal this morning; knee felt fine.')];
     expect((await answer('How long did my 10 km run take?', run)).text).toBe('52 minutes');
     expect((await answer('How many km did I run?', run)).text).toBe('10 km');
+    // A frequency keeps its period, and a price its "a month".
+    expect((await answer('How often do I water the ferns?', [source('f', 'Water the ferns three times a week, the cactus once a month.')])).text).toBe('three times a week');
+    expect((await answer('How often do we visit Gran?', [source('g', 'We visit Gran once or twice a year at most.')])).text).toBe('once or twice a year');
+    expect((await answer('How much is the internet?', [source('i', 'Internet renewed: 45 euros a month from January.')])).text).toBe('45 euros a month');
     // "How much" asks for money when the line gives some; a month's short form names no one.
     const renewal = [source('r', 'Meeting notes 3 Nov: Acme renewal signed for 2 years at 48k per year; next review with Priya Nair in March.')];
     expect((await answer('How much is the Acme renewal per year?', renewal)).text).toBe('48k per year');

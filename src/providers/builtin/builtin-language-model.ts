@@ -343,16 +343,19 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
     // run take?" over "Ran 10 km in 52 minutes" is "52 minutes".
     const given = new Set(question.toLowerCase().match(/[\p{L}\p{N}$%.,]+/gu) ?? []);
     const asksMoney = /^how much\b(?!\s+(?:time|longer|later|earlier|farther|further))|\b(?:cost|price|paid|pay|spend|spent|rent|salary)\b/iu.test(question.trim());
-    const match = [...text.matchAll(new RegExp(QUANTITY.source, 'giu'))]
-      .map((found) => found[0])
-      .filter((found) => !given.has(found.trim().split(/\s+/)[0]?.toLowerCase() ?? ''))
-      .sort((a, b) => (asksMoney ? Number(MONEY.test(b)) - Number(MONEY.test(a)) : 0))[0];
-    if (!match) return undefined;
-    const parts = match.trim().split(/\s+/);
+    const found = [...text.matchAll(new RegExp(QUANTITY.source, 'giu'))]
+      .filter((entry) => !given.has(entry[0].trim().split(/\s+/)[0]?.toLowerCase() ?? ''))
+      .sort((a, b) => (asksMoney ? Number(MONEY.test(b[0])) - Number(MONEY.test(a[0])) : 0))[0];
+    if (!found) return undefined;
+    const parts = found[0].trim().split(/\s+/);
     // "45 minutes at" -> "45 minutes", "52 minutes along" -> "52 minutes": a unit never ends in a stopword
     // or a preposition.
     while (parts.length > 1 && (isStopword(parts[parts.length - 1] ?? '') || PREPOSITIONS.has((parts[parts.length - 1] ?? '').toLowerCase()))) parts.pop();
-    return parts.join(' ');
+    const quantity = parts.join(' ');
+    // A frequency keeps its period: "three times a week", "once or twice a year", not "three times".
+    const start = (found.index ?? 0) + found[0].indexOf(parts[0] ?? '');
+    const period = new RegExp(`^${escapeRegExp(quantity)}((?:\\s+or\\s+(?:${NUMBER_WORDS}|\\d+)(?:\\s+times)?)?\\s+(?:a|an|per|every|each)\\s+(?:day|night|week|weekend|month|year|morning|evening))\\b`, 'iu').exec(text.slice(start));
+    return period ? `${quantity}${period[1]}` : quantity;
   }
   return undefined;
 }
