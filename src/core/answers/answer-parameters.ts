@@ -41,7 +41,7 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8315,-0.5239,1.3039,-0.1648,-0.2773,0.4861,0.9105,-0.6595,1.99,0.5807,0.0791,-0.2232,1.4696,0.1788,0.9445,2.5936,0.0724,-0.3724,0.554,-0.1472,0.1105], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, abstention: { bias: 0.556893, weights: [-0.592474, -0.424503, -2.14029, -0.186299, 1.130214, 0.533172, 0.578171, 0.223376, 2.373863, 2.597024, 2.036628] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8301,-0.5226,1.2987,-0.1647,-0.2787,0.486,0.9075,-0.6626,1.9905,0.5842,0.0784,-0.2228,1.4675,0.1789,0.9533,2.5911,0.0732,-0.3731,0.5534,-0.1473,0.1096], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, abstention: { bias: 0.556893, weights: [-0.592474, -0.424503, -2.14029, -0.186299, 1.130214, 0.533172, 0.578171, 0.223376, 2.373863, 2.597024, 2.036628] } },
   calibration: {
     facts: [],
     passages: [[0.467, 0.078], [0.678, 0.146], [0.759, 0.212], [0.8, 0.284], [0.846, 0.308], [0.89, 0.373], [0.938, 0.529], [0.987, 0.635]],
