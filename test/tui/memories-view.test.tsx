@@ -30,6 +30,12 @@ describe('memories', () => {
     app.press(KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace);
     await app.waitFor('Newest memories (3)');
     expect(client.callsOf('search')).toHaveLength(1);
+
+    // A "/" typed into an empty query (the key that starts a search in the other views) is not searched for.
+    app.type('/');
+    app.type('acme');
+    await app.waitFor((text) => /results? for "acme"/u.test(text));
+    expect(client.callsOf('search').at(-1)?.query).toBe('acme');
   });
 
   it('the selected memory shows in full with its entities; Enter, → and Enter open one in the graph explorer', async () => {

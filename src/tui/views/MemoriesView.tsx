@@ -102,6 +102,9 @@ export function MemoriesView({ client, active, width, height, debounceMs, onTypi
         return;
       }
       if (now.focus === 'input') {
+        // The view opens typing already; a "/" pressed out of habit (it starts a search everywhere else) on
+        // an empty query is that habit, not the query's first character.
+        if (input === '/' && now.query === '') return;
         const edited = editText(now.query, input, key);
         if (edited !== undefined) {
           change({ query: edited, selected: 0, entityIndex: 0 });
