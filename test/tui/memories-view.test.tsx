@@ -35,7 +35,7 @@ describe('memories', () => {
     app.type('/');
     app.type('acme');
     await app.waitFor((text) => /results? for "acme"/u.test(text));
-    expect(client.callsOf('search').at(-1)?.query).toBe('acme');
+    expect(client.callsOf('search').at(-1)).toMatchObject({ query: 'acme' });
   });
 
   it('the selected memory shows in full with its entities; Enter, → and Enter open one in the graph explorer', async () => {
