@@ -208,6 +208,9 @@ const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, thre
 /** The counts a relative phrase may give in words ("ten years ago"). */
 const AGO_COUNT = `(?:\\d+|${Object.keys(NUMBER_WORDS).filter((word) => word !== 'few' && word !== 'couple').join('|')}|few|couple(?: of)?)`;
 
+/** A whole relative span, lower-cased: its count and unit ("ten years ago"). */
+const AGO_PHRASE = new RegExp(`^(${AGO_COUNT}) (day|week|month|year)s? ago$`);
+
 /** Explicit dates: "8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "Tuesday", "next week", "tomorrow". */
 const EXPLICIT_DATE = new RegExp(
   [
@@ -268,7 +271,7 @@ export function resolveRelativeDate(phrase: string, base: number): string | unde
   if (text === 'yesterday') return formatDay(base - DAY);
   if (/^(?:today|this morning|tonight|earlier today)$/.test(text)) return formatDay(base);
   if (text === 'tomorrow') return formatDay(base + DAY);
-  const ago = new RegExp(`^(${AGO_COUNT}) (day|week|month|year)s? ago$`).exec(text);
+  const ago = AGO_PHRASE.exec(text);
   if (ago) {
     const amount = /^\d+$/.test(ago[1] ?? '') ? Number(ago[1]) : (NUMBER_WORDS[(ago[1] ?? '').replace(/ of$/, '')] ?? 1);
     const unit = ago[2];
@@ -311,13 +314,16 @@ const AHEAD = /\b(?:will|shall|going to|gonna|plan(?:s|ning)? to|next|tomorrow|u
 /** Past forms: a regular "-ed" or a common irregular verb ("won", "went"). */
 const PAST = /\b(?:was|were|did|had|went|got|won|made|took|saw|came|ran|met|found|left|bought|gave|told|felt|kept|began|wrote|spent|sent|built|brought|thought|caught|held|lost|paid|sold|became|drove|flew|ate|sang|swam|[a-z]{2,}[^e\s]ed)\b/iu;
 
+/** A weekday alone, with the word that may lead it ("on Friday", "this Friday"). */
+const LONE_WEEKDAY = new RegExp(`^(?:(next|this|on|by|until)\\s+)?(${WEEKDAY_RE})$`, 'iu');
+
 /**
  * The day a weekday named in a sentence written on `base` means: "on Friday" in "I won my fourth tourney on
  * Friday" is the Friday before; "this Friday" or a sentence about what comes ("Dentist on Friday", "I'll call
  * on Friday") is the next one. "Friday 8 July 2022"; undefined when the phrase is no lone weekday.
  */
 export function resolveWeekday(phrase: string, sentence: string, base: number): string | undefined {
-  const match = new RegExp(`^(?:(next|this|on|by|until)\\s+)?(${WEEKDAY_RE})$`, 'iu').exec(phrase.trim());
+  const match = LONE_WEEKDAY.exec(phrase.trim());
   if (!match) return undefined;
   const weekday = WEEKDAYS.findIndex((day) => day.toLowerCase() === (match[2] ?? '').toLowerCase());
   const today = new Date(base).getUTCDay();

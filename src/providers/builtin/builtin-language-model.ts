@@ -704,10 +704,13 @@ export class BuiltinLanguageModel implements LanguageModel {
     const answerOf = (candidate: Candidate) =>
       kind === 'other'
         ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ?? (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
-        : (answerSpan(kind, candidate.text, questionNames, known, request.question) ??
-          (kind === 'who' && this.rules.tieAnswers ? tiePhrase(candidate.text, request.question) : undefined) ??
-          candidate.text);
+        : (this.typedSpan(kind, candidate.text, questionNames, known, request.question) ?? candidate.text);
     return candidates.map((candidate) => ({ text: candidate.text, answer: answerOf(candidate), sourceId: candidate.source.id, features: lineFeatures(candidate) }));
+  }
+
+  /** A typed line's phrase (answerSpan), or for "who" over a line that names no one its tie (tieAnswers). */
+  private typedSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string>, question: string): string | undefined {
+    return answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
   }
 
   /** The lines of the retrieved memories, scored on their own (lexical match, embedding, type). */
@@ -914,9 +917,7 @@ export class BuiltinLanguageModel implements LanguageModel {
       const typed = ranked
         .slice(0, Math.max(1, this.rules.window))
         .map((candidate) => {
-          const span =
-            answerSpan(kind, candidate.text, questionNames, known, request.question) ??
-            (kind === 'who' && this.rules.tieAnswers ? tiePhrase(candidate.text, request.question) : undefined);
+          const span = this.typedSpan(kind, candidate.text, questionNames, known, request.question);
           if (!span) return undefined;
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
           return { candidate, span, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
