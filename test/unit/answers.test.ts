@@ -3,7 +3,7 @@ import { confidenceOf, grounding, memoryDate } from '../../src/core/answers/ask-
 import { dateReason, reminderReason } from '../../src/core/answers/reasons.js';
 import { RemindService, timeframeStart } from '../../src/core/answers/remind-service.js';
 import { headWords } from '../../src/core/answers/question.js';
-import { contentWords, countTokens, properNouns, resolveRelativeDate, resolveWeekday, sentences, sharedNames, stem, termsOf, wordKey } from '../../src/core/answers/text.js';
+import { contentWords, countTokens, properNouns, resolveMonth, resolveRelativeDate, resolveWeekday, sentences, sharedNames, stem, termsOf, wordKey } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, tiePhrase, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
@@ -663,6 +663,76 @@ describe('answer text helpers', () => {
     // The last day of a month has no counterpart in a shorter one: the month before 31 March is February.
     expect(resolveRelativeDate('last month', Date.parse('2023-03-31T12:00:00Z'))).toBe('February 2023');
     expect(resolveRelativeDate('next month', Date.parse('2023-01-31T12:00:00Z'))).toBe('February 2023');
+  });
+
+  it('resolves a month named alone by the tense of its sentence, and keeps a recurring one as written', () => {
+    expect(resolveMonth('We moved to Lisbon in March, best decision ever.', MAY_8)).toBe('March 2023');
+    expect(resolveMonth('We moved to Lisbon in September.', MAY_8)).toBe('September 2022');
+    expect(resolveMonth('The lease ends in March.', MAY_8)).toBe('March 2024');
+    expect(resolveMonth('The lease ends in June.', MAY_8)).toBe('June 2023');
+    expect(resolveMonth('Parking permit renews every year in March; 45 euros.', MAY_8)).toBe('every year in March');
+    expect(resolveMonth('Taxes are due by the end of June.', MAY_8)).toBe('end of June 2023');
+    // A day of a month or a month with its year is an explicit date, and "may" is a verb.
+    expect(resolveMonth('Dentist on March 3.', MAY_8)).toBeUndefined();
+    expect(resolveMonth('We moved in March 2021.', MAY_8)).toBeUndefined();
+    expect(resolveMonth('It may rain in the morning.', MAY_8)).toBeUndefined();
+  });
+
+  it('answers "when" from a month named alone rather than with the note\'s own date', async () => {
+    const notes = [source('p', 'Parking permit renews every year in March; 45 euros.', 0.8)];
+    expect((await answer('When does the parking permit renew?', notes, 'fast')).text).toBe('Every year in March');
+    const moved = [source('m', 'We moved to Lisbon in March, best decision ever.', 0.8)];
+    expect((await answer('When did we move to Lisbon?', moved, 'fast')).text).toBe('March 2023');
+  });
+
+  it('answers "where" with a place a note gives without naming it, close after the words asked about', async () => {
+    const key = [source('k', 'Spare key is under the blue flowerpot by the back door.', 0.8), source('o', 'Called the plumber about the leak.', 0.5)];
+    expect((await answer('Where did I put the spare key?', key, 'fast')).text).toBe('under the blue flowerpot by the back door');
+    const passport = [source('p', 'Passport in the top desk drawer, next to the birth certificates.', 0.8)];
+    expect((await answer('Where is my passport?', passport, 'fast')).text).toBe('in the top desk drawer');
+    // A time after the place is not part of it; a named place still answers as a name.
+    const bone = [source('b', 'Melanie: Oliver hid his bone in my slipper once!', 0.8)];
+    expect((await answer('Where did Oliver hide his bone?', bone, 'fast')).text).toBe('in my slipper');
+    expect((await answer('Where did Ana move?', [source('a', 'Ana moved to Porto in May.', 0.8)], 'fast')).text).toBe('Porto');
+    // A name that qualifies a thing after "the" answers with the thing.
+    const lunch = [source('l', 'Lunch with my older sister on Friday at the Thai place on Elm Street.', 0.8)];
+    expect((await answer('Where is lunch with my sister?', lunch, 'fast')).text).toBe('the Thai place');
+    // A place of something else the sentence tells is no answer: the line is given whole.
+    const journey = [source('j', 'Joanna: You are the best for supporting me in my writing journey.', 0.8)];
+    expect((await answer('Where did Joanna travel to?', journey, 'fast')).text).not.toBe('in my writing journey');
+  });
+
+  it('answers "who" with the subject of the question\'s own verb, a tie with tieAnswers', async () => {
+    const recipe = [source('r', "Grandma's recipe: my aunt taught me the plum cake when I was ten.", 0.8)];
+    expect((await answer('Who taught me the plum cake?', recipe, 'fast')).text).toBe('Grandma');
+    expect((await answer('Who taught me the plum cake?', recipe, 'fast', { ...PLAIN, tieAnswers: true })).text).toBe('my aunt');
+    const yoga = [source('y', 'John: My colleague Rob kindly invited me to a beginner yoga class.', 0.8)];
+    expect((await answer('Who invited John to yoga?', yoga, 'fast')).text).toBe('Rob');
+    const rota = [source('o', 'On-call rota: Marco and Aisha share the first week, then Lena.', 0.8)];
+    expect((await answer('Who shares the first on-call week?', rota, 'fast')).text).toBe('Marco and Aisha');
+    // A passive's doer answers; the maker of a title does not.
+    const book = [source('b', "Started reading 'Piranesi' by Susanna Clarke, recommended by Julia.", 0.8)];
+    expect((await answer("Who recommended 'Piranesi'?", book, 'fast')).text).toBe('Julia');
+    // A word the question writes in lower case is no name where a note capitalises it.
+    const yogaClass = [source('c', 'Yoga class with Mira on Wednesdays at 7pm at the Lotus studio.', 0.8)];
+    expect((await answer('Who teaches the yoga class?', yogaClass, 'fast')).text).toBe('Mira');
+    // "Now" asks for what holds today: the newest line naming the doer, wherever it ranks.
+    const FEB = Date.parse('2026-02-10T09:00:00Z');
+    const plants = [
+      source('new', 'Anna Schmidt moved to Hamburg; Felix from number 12 will water the plants now.', 0.6, FEB),
+      source('old', 'Our neighbour Anna Schmidt waters the plants when we travel; she has a spare key.', 0.95, FEB - 21 * 86_400_000),
+    ];
+    expect((await answer('Who waters the plants now?', plants, 'fast', { ...PLAIN, window: 3 })).text).toBe('Felix');
+    expect((await answer('Who waters the plants when we travel?', plants.slice(1), 'fast', { ...PLAIN, window: 3 })).text).toBe('Anna Schmidt');
+  });
+
+  it('answers "where does X work" with the name they joined or work for, and a named thing after an article whole', async () => {
+    const moved = [source('t', 'Tom Baker left Globex and joined Stripe as a product lead.', 0.9), source('m', 'Met Tom Baker from Globex at the Berlin fintech meetup.', 0.7)];
+    expect((await answer('Where does Tom Baker work now?', moved, 'fast')).text).toBe('Stripe');
+    // Not a workplace question: "joined" puts no one anywhere.
+    expect((await answer('Where did Tom Baker go?', [source('g', 'Tom Baker joined Stripe in May.', 0.9)], 'fast')).text).not.toBe('Stripe');
+    const backup = [source('h', 'Backed up the home server to a Hetzner storage box every night at 3am.', 0.9)];
+    expect((await answer('Where is the home server backed up?', backup, 'fast')).text).toBe('a Hetzner storage box');
   });
 
   it('resolves a lone weekday by the tense of its sentence (8 May 2023 is a Monday)', () => {

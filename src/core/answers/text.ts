@@ -333,6 +333,37 @@ export function resolveWeekday(phrase: string, sentence: string, base: number): 
   return `${WEEKDAYS[weekday]} ${formatDay(base + days * DAY)}`;
 }
 
+/**
+ * A month named alone ("in March", "by June", "every year in March", "early May"), not a day of it ("March
+ * 3") nor a month with its year ("March 2024", an explicit date). Month names only when capitalised: "may"
+ * is a verb.
+ */
+const BARE_MONTH = new RegExp(
+  `\\b((?:[Ee]very|[Ee]ach)\\s+(?:year\\s+)?(?:in\\s+)?|(?:[Ii]n|[Bb]y|[Uu]ntil|[Tt]ill|[Ss]ince|[Dd]uring|[Tt]hrough|[Ee]arly|[Ll]ate|[Mm]id-?|(?:[Tt]he\\s+)?(?:end|start|beginning|middle)\\s+of)\\s*)(${MONTHS.join('|')})\\b(?![\\s,]+\\d)`,
+  'u',
+);
+
+/**
+ * What a month named alone in a sentence written on `base` means: a recurring one stays as written ("Every
+ * year in March"); otherwise its year is the one the sentence's tense points to (the March before the note in
+ * "We moved to Lisbon in March", the one after in "The lease ends in March"): "March 2026", with "early",
+ * "late", "mid" or "end of" kept. Undefined when the sentence names no month alone.
+ */
+export function resolveMonth(sentence: string, base: number): string | undefined {
+  const match = BARE_MONTH.exec(sentence);
+  if (!match) return undefined;
+  const lead = (match[1] ?? '').trim();
+  const month = match[2] ?? '';
+  if (/^(?:every|each)\b/iu.test(lead)) return `${lead} ${month}`;
+  const index = MONTHS.indexOf(month);
+  const date = new Date(base);
+  const now = date.getUTCMonth();
+  const ahead = AHEAD.test(sentence) || !PAST.test(sentence);
+  const year = date.getUTCFullYear() + (ahead ? (index >= now ? 0 : 1) : index <= now ? 0 : -1);
+  const kept = /^(?:early|late|mid-?|(?:the\s+)?(?:end|start|beginning|middle)\s+of)$/iu.test(lead) ? `${lead.toLowerCase().replace(/^the\s+/u, '')} ` : '';
+  return `${kept}${month} ${year}`;
+}
+
 /** "June 2023": the calendar month `offset` months from `base` (epoch ms). */
 function monthOf(base: number, offset: number): string {
   const date = new Date(base);

@@ -10,6 +10,7 @@ import {
   isStopword,
   isOpener,
   properNouns,
+  resolveMonth,
   resolveRelativeDate,
   resolveWeekday,
   sentences,
@@ -279,11 +280,17 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
     const asked = (name: string) => questionNames.has(name.toLowerCase()) || [...questionNames].some((q) => q.includes(name.toLowerCase()));
     if (kind === 'where') {
       // Only a name after a place word answers "where" ("from Globex" is an origin, often a company).
-      const placed = properNouns(sentence).filter(
-        (name) => !asked(name) && new RegExp(`\\b(?:in|at|to|near|around|visit(?:s|ed|ing)?)\\s+(?:the\\s+)?${escapeRegExp(name)}`, 'u').test(sentence),
-      );
-      return placed.length > 0 ? placed.slice(0, 2).join(', ') : undefined;
+      // "Where does Tom work?" asks for a workplace: a name he joined or works for is one too.
+      const places = WORK_QUESTION.test(question) ? 'in|at|to|near|around|visit(?:s|ed|ing)?|join(?:s|ed|ing)?|for|with' : 'in|at|to|near|around|visit(?:s|ed|ing)?';
+      const placed = properNouns(sentence)
+        .filter((name) => !asked(name) && new RegExp(`\\b(?:${places})\\s+(?:(?:the|a|an|my|our|your|his|her|their)\\s+)?${escapeRegExp(name)}`, 'u').test(sentence))
+        .map((name) => theNamed(sentence, name));
+      return placed.length > 0 ? placed.slice(0, 2).join(', ') : placePhrase(sentence, question);
     }
+    // A word the question writes in lower case is no name where a line capitalises it ("Yoga class with
+    // Mira" for "Who teaches the yoga class?").
+    const common = new Set(writtenWordsAsWritten(question));
+    const askedCommon = (name: string) => name.split(/\s+/u).every((word) => common.has(stem(word.toLowerCase())));
     // "Who" asks for the subject: the first name of the sentence (a leading name counts here), or the speaker,
     // with names joined to it by "and" ("Priya and Dan").
     const label = speakerLabel(sentence);
@@ -301,7 +308,7 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
         const name = rest.join(' ');
         return { name, at: text.indexOf(name, entry.at) };
       })
-      .filter((entry) => !asked(entry.name))
+      .filter((entry) => !asked(entry.name) && !askedCommon(entry.name))
       .filter((entry) => entry.at >= 0 && !quoted.some(([from, to]) => entry.at > from && entry.at < to))
       // The line's first word is capitalised whatever it is: an interjection or an address set off by a comma
       // ("Yep, ...", "Yet, ..."), a word in -ing or -ed ("Nothing beats...", "Seeing them..."), a stopword
@@ -360,6 +367,56 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
   return undefined;
 }
 
+/**
+ * A name that qualifies a thing after an article is answered with the thing: "at the Thai place" is "the Thai
+ * place", "to a Hetzner storage box" is "a Hetzner storage box", not the name alone; the name itself otherwise
+ * ("in Lisbon").
+ */
+function theNamed(sentence: string, name: string): string {
+  const match = new RegExp(`\\b(the|a|an|my|our|your|his|her|their)\\s+${escapeRegExp(name)}((?:\\s+[\\p{Ll}][\\p{L}-]*){1,2})`, 'u').exec(sentence);
+  if (!match) return name;
+  const nouns: string[] = [];
+  for (const word of (match[2] ?? '').trim().split(/\s+/u)) {
+    if (isStopword(word) || PREPOSITIONS.has(word) || /(?:ly|ing|ed)$/u.test(word)) break;
+    nouns.push(word);
+  }
+  return nouns.length > 0 ? `${match[1]} ${name} ${nouns.join(' ')}` : name;
+}
+
+/** A question about what holds today ("Who waters the plants now?", "Where does Tom currently work?"). */
+const NOW_QUESTION = /\b(?:now|currently|current|these days|nowadays|at the moment|anymore)\b/iu;
+const WORK_QUESTION = /\b(?:work(?:s|ed|ing)?|job|employ(?:s|ed)?|employer)\b/iu;
+
+/** Words that put a thing somewhere: "under the flowerpot", "in my slipper", "next to the door". */
+const LOCATIVE = /\b(in|inside|at|on|under|underneath|beneath|behind|beside|by|near|next to|on top of|in front of|above|below|outside)\s+((?:the|my|his|her|our|their|your|a|an)\s+[^,.;:!?()"“”]+)/giu;
+/** Where a place phrase ends: a clause's own word or a time, past which the sentence tells something else. */
+const PHRASE_END = /\s+(?:and|but|or|so|because|when|while|which|who|that|where|if|then|since|until|before|after|with|for|to|from|about|as|[–—-])\s+|\s+(?:last|next|this|every|yesterday|today|tonight|tomorrow|earlier|later)\b/u;
+
+/**
+ * "Where" answered by a place a sentence gives without naming it: the first phrase that puts something
+ * somewhere and holds a word the question does not ("Spare key is under the blue flowerpot by the back
+ * door" gives "under the blue flowerpot by the back door"), up to the clause's end, stopwords trimmed at its
+ * end ("in my slipper once" gives "in my slipper"). Undefined when the sentence has none.
+ */
+function placePhrase(sentence: string, question: string): string | undefined {
+  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const asked = new Set(contentWords(question));
+  const keys = new Set(termsOf(question));
+  for (const match of text.matchAll(LOCATIVE)) {
+    // The place of what the question asks about: the phrase follows one of its words closely ("key is under
+    // the flowerpot"), not a place of something else the sentence tells ("supporting me in my journey").
+    const lead = termsOf(text.slice(0, match.index ?? 0)).slice(-4);
+    if (!lead.some((word) => keys.has(word))) continue;
+    const rest = (match[2] ?? '').split(PHRASE_END)[0] ?? '';
+    let tokens = `${match[1]} ${rest}`.trim().split(/\s+/u);
+    while (tokens.length > 2 && isStopword(tokens[tokens.length - 1] ?? '')) tokens = tokens.slice(0, -1);
+    const phrase = tokens.slice(0, 10).join(' ');
+    const own = contentWords(phrase);
+    if (own.length > 0 && own.some((word) => !asked.has(word))) return phrase;
+  }
+  return undefined;
+}
+
 /** The people a note names by their tie to someone rather than by name ("my aunt", "her colleague"). */
 const TIES =
   'mother|mom|mum|father|dad|parents?|sister|brother|siblings?|daughter|son|kids?|children|child|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|' +
@@ -383,6 +440,67 @@ export function tiePhrase(sentence: string, question: string): string | undefine
     return `${whose} ${modifier}${tie.toLowerCase()}`;
   }
   return undefined;
+}
+
+/**
+ * "Who taught me the plum cake?" asks for the subject of the question's own verb: the name, or with `ties`
+ * the tie ("my aunt"), written right before it ("Grandma's recipe: my aunt taught me" gives "my aunt", not
+ * "Grandma"). An adverb may sit between ("Rob kindly invited"); a passive's doer counts ("recommended by
+ * Julia"). Undefined when no such word follows or precedes one.
+ */
+function subjectOf(sentence: string, question: string, questionNames: ReadonlySet<string>, ties: boolean): string | undefined {
+  const label = speakerLabel(sentence);
+  const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
+  const nameWords = new Set([...questionNames].flatMap((name) => contentWords(name)));
+  const asked = new Set(contentWords(question).filter((word) => !nameWords.has(word)));
+  const before = (at: number, length: number) => {
+    // A short phrase of the subject's and an auxiliary may come between: "Felix from number 12 will water".
+    const next = /^(?:\s+(?:from|of|at|in)\s+[^,;:.!?]{1,20}?)?\s+(?:(?:will|would|can|could|should|shall|must|now|still|also|just|first|once|\p{L}+ly)\s+){0,2}([\p{L}'’-]+)/u.exec(text.slice(at + length))?.[1];
+    return next !== undefined && !isStopword(next) && asked.has(stem(next.toLowerCase()));
+  };
+  const found: { at: number; answer: string }[] = [];
+  const leading = text.length - text.trimStart().length;
+  // Words the question writes in lower case name no one here either ("Yoga class with Mira").
+  const common = new Set(writtenWordsAsWritten(question));
+  // "and " first: properNouns leaves a sentence's lone first word out, which here may be the subject.
+  for (const run of new Set(properNouns(`and ${text}`))) {
+    // As in answerSpan: a run that opens the line with a verb, a time or a comment names its rest ("Maybe
+    // Lena"), and a lone capitalised first word that reads as a common word names no one.
+    const [head = '', ...rest] = run.split(' ');
+    const opens = text.indexOf(run) === leading;
+    const name = opens && rest.length > 0 && (isOpener(head) || TIME_OPENER.test(head) || isDiscourseOpener(head)) ? rest.join(' ') : run;
+    if (opens && name === run && rest.length === 0 && openerWord(run, text.slice(leading + run.length))) continue;
+    const lower = name.toLowerCase();
+    if (questionNames.has(lower) || [...questionNames].some((q) => q.includes(lower)) || name.split(/\s+/u).every((word) => common.has(stem(word.toLowerCase())))) continue;
+    const at = text.indexOf(name);
+    if (at < 0) continue;
+    // The doer of a passive: "'Piranesi' by Susanna Clarke, recommended by Julia" for "Who recommended...?".
+    const agent = /([\p{L}'’-]+)\s+by\s+$/u.exec(text.slice(0, at))?.[1];
+    if (agent !== undefined && asked.has(stem(agent.toLowerCase()))) {
+      found.push({ at, answer: name });
+      continue;
+    }
+    // After an article a name qualifies a thing; after a preposition it sits in a phrase of the subject's
+    // ("Ana from Globex visits"), it is not the subject.
+    if (!before(at, name.length) || /\b(?:the|a|an|from|of|at|in|on|with|for|to|by)\s+$/iu.test(text.slice(0, at))) continue;
+    // Subjects joined by "and" share the verb: "Marco and Aisha share the first week".
+    const joined = /(\p{Lu}[\p{L}'’-]*(?:\s\p{Lu}[\p{L}'’-]*)*)\s*(?:,|and|&)\s*$/u.exec(text.slice(0, at));
+    found.push(joined?.[1] ? { at: joined.index, answer: `${joined[1]} and ${name}` } : { at, answer: name });
+  }
+  if (ties) {
+    for (const match of text.matchAll(TIE)) {
+      const [whole, owner = '', modifier = '', tie = ''] = match;
+      if (asked.has(stem(tie.toLowerCase())) || !before(match.index ?? 0, whole.length)) continue;
+      const whose = label && /^(?:my|our)$/iu.test(owner) ? `${label}'s` : owner.toLowerCase();
+      found.push({ at: match.index ?? 0, answer: `${whose} ${modifier}${tie.toLowerCase()}` });
+    }
+  }
+  return found.sort((a, b) => a.at - b.at)[0]?.answer;
+}
+
+/** The stems of the words a question writes in lower case (its common words, not its names). */
+function writtenWordsAsWritten(question: string): string[] {
+  return (question.match(/(?<![\p{L}'’])\p{Ll}[\p{L}'’-]*/gu) ?? []).filter((word) => !isStopword(word)).map((word) => stem(word));
 }
 
 /** Whether a line's capitalised first word reads as a common word rather than a name (see answerSpan). */
@@ -710,7 +828,8 @@ export class BuiltinLanguageModel implements LanguageModel {
 
   /** A typed line's phrase (answerSpan), or for "who" over a line that names no one its tie (tieAnswers). */
   private typedSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string>, question: string): string | undefined {
-    return answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
+    const subject = kind === 'who' ? subjectOf(sentence, question, questionNames, this.rules.tieAnswers === true) : undefined;
+    return subject ?? answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
   }
 
   /** The lines of the retrieved memories, scored on their own (lexical match, embedding, type). */
@@ -914,16 +1033,24 @@ export class BuiltinLanguageModel implements LanguageModel {
       // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
       // to the question's words there (the name right after "signed with", not the one that asked).
       const known = knownNames(request);
-      const typed = ranked
-        .slice(0, Math.max(1, this.rules.window))
+      const asksNow = NOW_QUESTION.test(request.question);
+      // Lines naming the doer of the question's verb compete wherever they rank (see `doer` below).
+      const window = ranked.slice(0, Math.max(1, this.rules.window));
+      const doers = kind === 'who' ? ranked.slice(window.length).filter((candidate) => subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) !== undefined) : [];
+      const typed = [...window, ...doers]
         .map((candidate) => {
           const span = this.typedSpan(kind, candidate.text, questionNames, known, request.question);
           if (!span) return undefined;
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
-          return { candidate, span, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
+          // A line naming the doer of the question's own verb ("Felix will water the plants") says who;
+          // another line of the window may only name someone ("Anna moved to Hamburg").
+          const doer = kind === 'who' && subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) === span;
+          return { candidate, span, doer, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
         })
         .filter((entry) => entry !== undefined)
-        .sort((a, b) => b.value - a.value)[0];
+        // "Who waters the plants now?" asks for what holds today: of the lines that answer, the newest
+        // memory's ("Felix will water the plants now" over an older note that Anna waters them).
+        .sort((a, b) => Number(b.doer) - Number(a.doer) || (asksNow ? b.candidate.source.date - a.candidate.source.date : 0) || b.value - a.value)[0];
       if (typed) {
         if (typed.candidate !== best) {
           picked.splice(0, picked.length, typed.candidate);
@@ -981,6 +1108,7 @@ function dateOf(candidate: Candidate, question: string): string {
     span ??
     (relative ? resolveRelativeDate(relative, candidate.source.date) : undefined) ??
     (explicit ? (resolveWeekday(explicit, candidate.text, candidate.source.date) ?? explicit) : undefined) ??
+    resolveMonth(candidate.text, candidate.source.date) ??
     formatDay(candidate.source.date);
   return `${lead.charAt(0).toUpperCase()}${lead.slice(1)}`;
 }
