@@ -726,6 +726,15 @@ describe('answer text helpers', () => {
     expect((await answer('Who waters the plants when we travel?', plants.slice(1), 'fast', { ...PLAIN, window: 3 })).text).toBe('Anna Schmidt');
   });
 
+  it('answers "who is my <role>" from the line that gives the role as asked', async () => {
+    const roles = [
+      source('d', 'David Kim is the account manager for Northwind and Contoso.', 0.95),
+      source('l', 'Lena Vogel is my manager; our 1:1 is every Tuesday at 10am.', 0.9),
+    ];
+    expect((await answer('Who is my manager?', roles, 'fast', { ...PLAIN, window: 3 })).text).toBe('Lena Vogel');
+    expect((await answer('Who is our landlord?', [source('o', 'Our landlord is Mr. Haddad; rent is due on the 1st.', 0.9)], 'fast')).text).toBe('Mr. Haddad');
+  });
+
   it('answers "where does X work" with the name they joined or work for, and a named thing after an article whole', async () => {
     const moved = [source('t', 'Tom Baker left Globex and joined Stripe as a product lead.', 0.9), source('m', 'Met Tom Baker from Globex at the Berlin fintech meetup.', 0.7)];
     expect((await answer('Where does Tom Baker work now?', moved, 'fast')).text).toBe('Stripe');

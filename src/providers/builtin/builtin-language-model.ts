@@ -210,6 +210,8 @@ const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: nu
 };
 
 const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|a couple|a few|several';
+/** Titles written before a name with a period ("Mr. Haddad"). */
+const NAME_TITLES_RE = 'Mr|Mrs|Ms|Mx|Dr|Prof';
 /** "Who is the CTO of...", "Who was our landlord": a question for whoever holds a role. */
 const ROLE_QUESTION = /^who\s+(?:is|was|are|were)\s+(?:the|a|an|my|our|his|her|their|its)\b/iu;
 
@@ -496,6 +498,32 @@ function subjectOf(sentence: string, question: string, questionNames: ReadonlySe
     }
   }
   return found.sort((a, b) => a.at - b.at)[0]?.answer;
+}
+
+/**
+ * "Who is my manager?" answered by the line that gives the role as asked: "Lena Vogel is my manager", "Sarah
+ * Chen, CFO of Acme Corp", "Our landlord is Mr. Haddad" (the role's own article may differ or be left out),
+ * not a line that names someone near another role ("David Kim is the account manager"). Undefined otherwise.
+ */
+function holderOf(sentence: string, question: string): string | undefined {
+  const role = /^who\s+(?:is|was|are|were)\s+(?:(?:the|a|an|my|our|his|her|their|its)\s+)?(.+?)\s*\??$/iu.exec(question.trim())?.[1];
+  if (!role || !ROLE_QUESTION.test(question.trim())) return undefined;
+  const label = speakerLabel(sentence);
+  const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
+  const phrase = new RegExp(`\\b(?:(?:the|a|an|my|our|his|her|their|its)\\s+)?${escapeRegExp(role)}\\b`, 'giu');
+  // Names are capitalised: matched case-sensitively, beside the role found in any case ("CFO", "cfo").
+  const name = `((?:(?:${NAME_TITLES_RE})\\.\\s+)?\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*)*)`;
+  let holds: RegExpExecArray | null = null;
+  for (const match of text.matchAll(phrase)) {
+    const at = match.index ?? 0;
+    holds = new RegExp(`${name}(?:\\s+(?:is|was)|,)\\s+$`, 'u').exec(text.slice(0, at)) ?? new RegExp(`^(?:\\s+(?:is|was)|:|,)\\s+${name}`, 'u').exec(text.slice(at + match[0].length));
+    if (holds) break;
+  }
+  const run = holds?.[1]?.trim();
+  if (!run || /^(?:the|a|an|my|our|his|her|their|its)$/iu.test(run)) return undefined;
+  // A run that opens with a verb or a comment names its rest ("Met Sarah Chen").
+  const [head = '', ...rest] = run.split(/\s+/u);
+  return rest.length > 0 && (isOpener(head) || TIME_OPENER.test(head) || isDiscourseOpener(head)) ? rest.join(' ') : run;
 }
 
 /** The stems of the words a question writes in lower case (its common words, not its names). */
@@ -828,7 +856,7 @@ export class BuiltinLanguageModel implements LanguageModel {
 
   /** A typed line's phrase (answerSpan), or for "who" over a line that names no one its tie (tieAnswers). */
   private typedSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string>, question: string): string | undefined {
-    const subject = kind === 'who' ? subjectOf(sentence, question, questionNames, this.rules.tieAnswers === true) : undefined;
+    const subject = kind === 'who' ? (subjectOf(sentence, question, questionNames, this.rules.tieAnswers === true) ?? holderOf(sentence, question)) : undefined;
     return subject ?? answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
   }
 
@@ -1036,7 +1064,10 @@ export class BuiltinLanguageModel implements LanguageModel {
       const asksNow = NOW_QUESTION.test(request.question);
       // Lines naming the doer of the question's verb compete wherever they rank (see `doer` below).
       const window = ranked.slice(0, Math.max(1, this.rules.window));
-      const doers = kind === 'who' ? ranked.slice(window.length).filter((candidate) => subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) !== undefined) : [];
+      const doers =
+        kind === 'who'
+          ? ranked.slice(window.length).filter((candidate) => (subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) ?? holderOf(candidate.text, request.question)) !== undefined)
+          : [];
       const typed = [...window, ...doers]
         .map((candidate) => {
           const span = this.typedSpan(kind, candidate.text, questionNames, known, request.question);
@@ -1044,7 +1075,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
           // A line naming the doer of the question's own verb ("Felix will water the plants") says who;
           // another line of the window may only name someone ("Anna moved to Hamburg").
-          const doer = kind === 'who' && subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) === span;
+          const doer = kind === 'who' && (subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) ?? holderOf(candidate.text, request.question)) === span;
           return { candidate, span, doer, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
         })
         .filter((entry) => entry !== undefined)
