@@ -710,6 +710,9 @@ describe('answer text helpers', () => {
     expect((await answer('Who invited John to yoga?', yoga, 'fast')).text).toBe('Rob');
     const rota = [source('o', 'On-call rota: Marco and Aisha share the first week, then Lena.', 0.8)];
     expect((await answer('Who shares the first on-call week?', rota, 'fast')).text).toBe('Marco and Aisha');
+    // A clause after a dash may open with a comment word, which names no one.
+    const family = [source('f', 'Maria: Family is important - Even though mine is small, I rely on them.', 0.8)];
+    expect((await answer('Who in her family does Maria rely on?', family, 'fast')).text).not.toBe('Even');
     // A passive's doer answers; the maker of a title does not.
     const book = [source('b', "Started reading 'Piranesi' by Susanna Clarke, recommended by Julia.", 0.8)];
     expect((await answer("Who recommended 'Piranesi'?", book, 'fast')).text).toBe('Julia');

@@ -316,6 +316,8 @@ function answerSpan(kind: QuestionKind, sentence: string, questionNames: Readonl
       // ("Yep, ...", "Yet, ..."), a word in -ing or -ed ("Nothing beats...", "Seeing them..."), a stopword
       // name no one, unless the memories name it elsewhere (a speaker, a capitalised word inside a sentence).
       .filter((entry) => entry.at !== leading || entry.name.includes(' ') || known.has(entry.name.toLowerCase()) || !openerWord(entry.name, text.slice(entry.at + entry.name.length)))
+      // A clause set off by a dash may open with a comment word too ("Family is important - Even though...").
+      .filter((entry) => !(/\s[-–—]\s+$/u.test(text.slice(0, entry.at)) && (isDiscourseOpener(entry.name) || isStopword(entry.name) || TIME_OPENER.test(entry.name))))
       .filter((entry) => !addressed(text, entry.at, entry.name))
       // A capitalised word after an article qualifies a thing, it names no one ("the Thai place", "an
       // Italian film"); a person is not "the Rob".
