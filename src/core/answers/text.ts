@@ -87,7 +87,7 @@ export function countTokens(text: string): number {
 }
 
 /** Titles written before a name with a period ("Mr. Haddad"): the name keeps its title. */
-const NAME_TITLES = 'Mr|Mrs|Ms|Mx|Dr|Prof';
+export const NAME_TITLES = 'Mr|Mrs|Ms|Mx|Dr|Prof';
 /** A sentence piece that ends in a title's or an initial's period, not a sentence's ("I." ends one). */
 const ABBREVIATION_END = new RegExp(`(?:^|[\\s(])(?:${NAME_TITLES}|Sr|Jr|St|Mt|Rev|Capt|Lt|Col|Gen|Sgt|Hon|vs|approx|(?!I\\.)\\p{Lu})\\.$`, 'u');
 

@@ -9,6 +9,7 @@ import {
   hasDate,
   isStopword,
   isOpener,
+  NAME_TITLES,
   properNouns,
   resolveMonth,
   resolveRelativeDate,
@@ -210,8 +211,6 @@ const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: nu
 };
 
 const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|a couple|a few|several';
-/** Titles written before a name with a period ("Mr. Haddad"). */
-const NAME_TITLES_RE = 'Mr|Mrs|Ms|Mx|Dr|Prof';
 /** "Who is the CTO of...", "Who was our landlord": a question for whoever holds a role. */
 const ROLE_QUESTION = /^who\s+(?:is|was|are|were)\s+(?:the|a|an|my|our|his|her|their|its)\b/iu;
 
@@ -514,7 +513,7 @@ function holderOf(sentence: string, question: string): string | undefined {
   const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
   const phrase = new RegExp(`\\b(?:(?:the|a|an|my|our|his|her|their|its)\\s+)?${escapeRegExp(role)}\\b`, 'giu');
   // Names are capitalised: matched case-sensitively, beside the role found in any case ("CFO", "cfo").
-  const name = `((?:(?:${NAME_TITLES_RE})\\.\\s+)?\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*)*)`;
+  const name = `((?:(?:${NAME_TITLES})\\.\\s+)?\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*)*)`;
   let holds: RegExpExecArray | null = null;
   for (const match of text.matchAll(phrase)) {
     const at = match.index ?? 0;
@@ -856,10 +855,17 @@ export class BuiltinLanguageModel implements LanguageModel {
     return candidates.map((candidate) => ({ text: candidate.text, answer: answerOf(candidate), sourceId: candidate.source.id, features: lineFeatures(candidate) }));
   }
 
-  /** A typed line's phrase (answerSpan), or for "who" over a line that names no one its tie (tieAnswers). */
+  /**
+   * A typed line's phrase: for "who" first the doer of the question's verb (doerOf), then answerSpan, then
+   * for a line that names no one its tie (tieAnswers).
+   */
   private typedSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string>, question: string): string | undefined {
-    const subject = kind === 'who' ? (subjectOf(sentence, question, questionNames, this.rules.tieAnswers === true) ?? holderOf(sentence, question)) : undefined;
-    return subject ?? answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
+    return (kind === 'who' ? this.doerOf(sentence, question, questionNames) : undefined) ?? answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
+  }
+
+  /** Who a line names as the doer of the question's verb (subjectOf) or as the role it asks for (holderOf). */
+  private doerOf(sentence: string, question: string, questionNames: ReadonlySet<string>): string | undefined {
+    return subjectOf(sentence, question, questionNames, this.rules.tieAnswers === true) ?? holderOf(sentence, question);
   }
 
   /** The lines of the retrieved memories, scored on their own (lexical match, embedding, type). */
@@ -1068,7 +1074,7 @@ export class BuiltinLanguageModel implements LanguageModel {
       const window = ranked.slice(0, Math.max(1, this.rules.window));
       const doers =
         kind === 'who'
-          ? ranked.slice(window.length).filter((candidate) => (subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) ?? holderOf(candidate.text, request.question)) !== undefined)
+          ? ranked.slice(window.length).filter((candidate) => this.doerOf(candidate.text, request.question, questionNames) !== undefined)
           : [];
       const typed = [...window, ...doers]
         .map((candidate) => {
@@ -1077,7 +1083,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
           // A line naming the doer of the question's own verb ("Felix will water the plants") says who;
           // another line of the window may only name someone ("Anna moved to Hamburg").
-          const doer = kind === 'who' && (subjectOf(candidate.text, request.question, questionNames, this.rules.tieAnswers === true) ?? holderOf(candidate.text, request.question)) === span;
+          const doer = kind === 'who' && this.doerOf(candidate.text, request.question, questionNames) === span;
           return { candidate, span, doer, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
         })
         .filter((entry) => entry !== undefined)
