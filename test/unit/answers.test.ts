@@ -6,7 +6,9 @@ import { headWords } from '../../src/core/answers/question.js';
 import { contentWords, countTokens, properNouns, resolveMonth, resolveRelativeDate, resolveWeekday, sentences, sharedNames, stem, termsOf, wordKey } from '../../src/core/answers/text.js';
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
-import { ABSTENTION_SIGNALS, abstains, asksForNamedThing, BuiltinLanguageModel, isCompound, isListQuestion, listedParts, LINE_FEATURES, questionKind, tiePhrase, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, listedParts, LINE_FEATURES, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
+import { asksForNamedThing, isCompound, isListQuestion, questionKind } from '../../src/providers/builtin/question-forms.js';
+import { tiePhrase } from '../../src/providers/builtin/typed-spans.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 

@@ -1,0 +1,73 @@
+/**
+ * What kind of answer a question asks for, read from its form alone: when / who / where / how many, a list
+ * ("What desserts has Priya made?"), a named thing ("Which city...?"), two things at once, or what holds today
+ * ("now"). The built-in answerer (builtin-language-model.ts) and its typed spans (typed-spans.ts) read these.
+ */
+import { properNouns } from '../../core/answers/text.js';
+
+export type QuestionKind = 'when' | 'who' | 'where' | 'quantity' | 'other';
+
+/** A sentence that asks rather than tells. */
+export function isQuestion(sentence: string): boolean {
+  return /\?["'”’)\]]*\s*$/u.test(sentence);
+}
+
+/**
+ * Questions that ask for several things: plural wh-phrases ("What desserts has...", "What are some..."),
+ * "both", "all", "names of". Multi-hop questions mostly look like this; their answer spans several memories.
+ */
+export function isListQuestion(question: string): boolean {
+  const q = question.trim().toLowerCase();
+  return (
+    /^(?:what|which) (?:are|were|have|has)\b/.test(q) ||
+    /\b(?:both|all the|some|names of|kinds of|types of|what \w+s (?:has|have|did|does|do))\b/.test(q) ||
+    /^(?:what|which) \w+(?:ies|s) (?:has|have|did|does|do|are|were)\b/.test(q)
+  );
+}
+
+/** The names a question gives (people, places, things), possessives dropped: "Priya's" -> "priya". */
+export function questionNamesOf(question: string): string[] {
+  return [...new Set(properNouns(question).map((name) => name.replace(/['’]s$/u, '').toLowerCase()))];
+}
+
+/** Things people name (a book's title, a city), asked for as "what book" or "which city". */
+const NAMED_THINGS = 'country|city|state|town|team|company|band|artist|singer|author|book|novel|movie|film|show|series|game|song|album|restaurant|store|shop|brand|language|school|university|college|club|app|website|podcast|name';
+
+/** "What books / which song / what films": works, which a name after "by" made rather than names. */
+export const WORKS_QUESTION = /^(?:what|which) (?:\w+ )?(?:books?|novels?|songs?|albums?|movies?|films?|shows?|series|games?|podcasts?|plays?|poems?|paintings?)\b/iu;
+
+/** "What book" or "which cities" (one modifier allowed: "what European countries"), singular or plural. */
+const NAMED_THING_RE = new RegExp(`^(?:in |at |to |from )?(?:what|which) (?:\\w+ )?(?:${NAMED_THINGS.replace(/y(?=\||$)/gu, '(?:y|ies)')})(?:e?s)?\\b`);
+
+/**
+ * "What book is Dan reading?", "Which cities did they visit?", "What is the name of...?": a name or title
+ * answers.
+ */
+export function asksForNamedThing(question: string): boolean {
+  const q = question.trim().toLowerCase();
+  return NAMED_THING_RE.test(q) || /^what (?:is|was|are|were) (?:the )?names? of\b/.test(q) || /^(?:what|which)\b.*\bnames\?*$/.test(q);
+}
+
+/**
+ * Questions that ask two things ("When ... and what about?", "Which museum ... and which room ...?") are
+ * answered with the whole sentence. Only a question word that opens a coordinated clause asks a second
+ * thing: one that opens a subordinate clause ("Who supports Priya when she has a bad day?", "...to show
+ * how to fix...") is part of the one question.
+ */
+export function isCompound(question: string): boolean {
+  return /(?:,|;|\band\b|\bor\b)\s+(?:when|who|whom|where|what|which|why|how)\b/.test(question.toLowerCase());
+}
+
+/** A question about what holds today ("Who waters the plants now?", "Where does Tom currently work?"). */
+export const NOW_QUESTION = /\b(?:now|currently|current|these days|nowadays|at the moment|anymore)\b/iu;
+
+export function questionKind(question: string): QuestionKind {
+  const q = question.trim().toLowerCase();
+  if (/^(?:when|what (?:date|day|time|year|month)|which (?:year|month|day|date)|how long ago)\b/.test(q) || /\bwhen (?:did|does|do|is|was|will|are|were)\b/.test(q)) {
+    return 'when';
+  }
+  if (/^(?:who|whom|whose)\b/.test(q)) return 'who';
+  if (/^where\b/.test(q)) return 'where';
+  if (/\bhow (?:many|much|often|long|old)\b/.test(q)) return 'quantity';
+  return 'other';
+}
