@@ -18,21 +18,22 @@
  *   LoCoMo does (bench/lib/answer-score.ts). Every rule weight chosen on it (the built-in answerer's span
  *   variant, the abstention model, the confidence calibration: bench/lib/answer-fit.ts) is reported with
  *   leave-one-conversation-out: fitted on three conversations, scored on the fourth; each fold and the mean.
- * - The project's own set (bench/data/everyday-notes.json: 106 notes of the kinds people keep, 80 questions,
- *   16 of them unanswerable), answered with the shipped parameters and never fitted on.
+ * - The project's own sets (bench/data/everyday-notes.json: 106 notes of the kinds people keep, 80 questions,
+ *   16 of them unanswerable; everyday-notes-2.json, written blind: 113 notes, 80 questions, 16 unanswerable),
+ *   answered with the shipped parameters and never fitted on.
  * Abstention on category 5 and false abstention on 1-4, the calibration table with its expected calibration
  * error (right = F1 >= 0.5), and the in-process ask latency are reported for both.
  *
  *   node --import tsx bench/answers.ts [--quick] [--home DIR]   (DIR keeps the loaded stores for the next run)
  */
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ANSWER_PARAMETERS } from '../src/core/answers/answer-parameters.js';
 import { RULE_VARIANTS, summarise, type FitReport } from './fit-answers.js';
 import { answerAll, openAnswerHarness, type AnswerRecord } from './lib/answer-eval.js';
 import { calibrationTable, figuresOf, withAbstention, type SetFigures } from './lib/answer-fit.js';
-import { CATEGORY_NAMES, locomoFolds, ownFolds } from './lib/answer-sets.js';
-import { startDaemon, type BenchDaemon } from './lib/daemon.js';
+import { CATEGORY_NAMES, locomoFolds, OWN_SETS, ownFolds } from './lib/answer-sets.js';
+import { REPO_ROOT, startDaemon, type BenchDaemon } from './lib/daemon.js';
 import { createNoteGenerator, type NoteGenerator } from './lib/notes.js';
 import { progress, runPool } from './lib/pool.js';
 import { finishStandalone, isMain, measure, type BenchResult } from './lib/report.js';
@@ -133,7 +134,7 @@ function shippedFigures(records: readonly AnswerRecord[]): ShippedFigures {
   return { ...figures, calibration: calibrationTable(scored), askMs: latencyFigures(records.map((record) => record.ms)) };
 }
 
-export async function measureQuality(quick: boolean, home?: string): Promise<{ locomo: FitReport; shipped: ShippedFigures; own: ShippedFigures }> {
+export async function measureQuality(quick: boolean, home?: string): Promise<{ locomo: FitReport; shipped: ShippedFigures; own: { name: string; file: string; figures: ShippedFigures }[] }> {
   const folds = locomoFolds(undefined, quick ? 2 : undefined);
   const locomoHarness = await openAnswerHarness(folds, home ? { home: join(home, 'locomo') } : {});
   let locomo: FitReport;
@@ -147,15 +148,19 @@ export async function measureQuality(quick: boolean, home?: string): Promise<{ l
   } finally {
     await locomoHarness.close();
   }
-  const own = ownFolds();
-  const ownHarness = await openAnswerHarness(own, home ? { home: join(home, 'own') } : {});
-  try {
-    const [records] = await ownHarness.run(own, [ANSWER_PARAMETERS.rules], { label: 'own set' });
-    // The harness answers without the abstention model (the fits apply it); the product applies it.
-    return { locomo, shipped, own: shippedFigures(withAbstention(records ?? [], ANSWER_PARAMETERS.rules.abstention)) };
-  } finally {
-    await ownHarness.close();
+  const own: { name: string; file: string; figures: ShippedFigures }[] = [];
+  for (const set of OWN_SETS) {
+    const folds = ownFolds(set.file);
+    const harness = await openAnswerHarness(folds, home ? { home: join(home, set.name) } : {});
+    try {
+      const [records] = await harness.run(folds, [ANSWER_PARAMETERS.rules], { label: set.name });
+      // The harness answers without the abstention model (the fits apply it); the product applies it.
+      own.push({ name: set.name, file: set.file, figures: shippedFigures(withAbstention(records ?? [], ANSWER_PARAMETERS.rules.abstention)) });
+    } finally {
+      await harness.close();
+    }
   }
+  return { locomo, shipped, own };
 }
 
 const CATEGORY_ROWS = ['1', '2', '3', '4', 'overall'];
@@ -197,7 +202,7 @@ export async function runAnswers(options: { quick?: boolean; home?: string } = {
       latency,
       locomo: { folds: locomo.folds.map(({ scored: _scored, ...fold }) => fold), mean: locomo.mean, abstention: locomo.abstention, falseAbstention: locomo.falseAbstention, calibration: locomo.calibration, fitted: locomo.fitted },
       locomoShipped: shipped,
-      ownSet: own,
+      ownSets: Object.fromEntries(own.map((set) => [set.name, set.figures])),
       targets: {
         turboSaveP50Ms: { target: 30, measured: at.turboSaveMs.p50, memories: at.memories, met: at.turboSaveMs.p50 <= 30 },
         askP50Ms: { target: 150, measured: at.askMs.p50, memories: at.memories, met: at.askMs.p50 <= 150 },
@@ -238,11 +243,11 @@ export async function runAnswers(options: { quick?: boolean; home?: string } = {
         rows: locomo.calibration.rows.map((row) => [row.bin, row.n, row.meanConfidence, row.rightShare]),
       },
       { title: 'LoCoMo-dev with the shipped parameters (fitted on all four conversations: not held out)', header: ['', 'n', 'value'], rows: setRows(shipped) },
-      { title: 'The project\'s own set (bench/data/everyday-notes.json) with the shipped parameters (never fitted on it)', header: ['', 'n', 'value'], rows: setRows(own) },
+      ...own.map((set) => ({ title: `The project's own set ${relative(REPO_ROOT, set.file)} with the shipped parameters (never fitted on it)`, header: ['', 'n', 'value'], rows: setRows(set.figures) })),
     ],
     notes: [
       `targets at ${at.memories} memories: turbo save p50 ${at.turboSaveMs.p50} ms (target <= 30), ask p50 ${at.askMs.p50} ms (target <= 150)`,
-      `in-process ask (retrieval, fact lookup, answer) on LoCoMo-dev p50/p95 ${shipped.askMs.p50}/${shipped.askMs.p95} ms; own set ${own.askMs.p50}/${own.askMs.p95} ms`,
+      `in-process ask (retrieval, fact lookup, answer) on LoCoMo-dev p50/p95 ${shipped.askMs.p50}/${shipped.askMs.p95} ms; ${own.map((set) => `${set.name} ${set.figures.askMs.p50}/${set.figures.askMs.p95} ms`).join(', ')}`,
       `rules fitted on all LoCoMo-dev conversations: ${JSON.stringify(locomo.fitted.rules)}`,
     ],
   };

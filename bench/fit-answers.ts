@@ -9,11 +9,11 @@
  *
  * --home keeps the loaded store in DIR (reused by the next run with the same data: loading takes minutes);
  * --requests refits from the requests a previous run saved (bench/results/answers-requests.json: what
- * retrieval gave the answerer), without the store: for a change to the answerer alone. After a change to
- * search, run without it.
+ * retrieval gave the answerer; each own set's answers-requests-<set>.json beside it, asked afresh when
+ * missing), without the store: for a change to the answerer alone. After a change to search, run without it.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AnswerParameters } from '../src/core/answers/answer-parameters.js';
 import { BuiltinLanguageModel, type AnswerRules } from '../src/providers/builtin/builtin-language-model.js';
@@ -22,7 +22,7 @@ import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embeddin
 import { answerAll, openAnswerHarness, type AnswerRecord, type AskedQuestion } from './lib/answer-eval.js';
 import { calibrationTable, figuresOf, fitAll, heldOut, pickedIndex, withAbstention, type FoldFigures } from './lib/answer-fit.js';
 import { fitLineRanker, lineSamples, type LineSamples } from './lib/line-ranker.js';
-import { locomoFolds, ownFolds, type AnswerFold } from './lib/answer-sets.js';
+import { locomoFolds, OWN_SETS, ownFolds, type AnswerFold } from './lib/answer-sets.js';
 import { locomoEvidence, type Evidence } from './lib/evidence.js';
 import { REPO_ROOT } from './lib/daemon.js';
 import { isMain, writeJson } from './lib/report.js';
@@ -143,41 +143,50 @@ function parametersSource(parameters: AnswerParameters): string {
 }
 
 /** Where a run saves what retrieval gave the answerer, per set (the input of --requests). */
-const REQUEST_FILES = { locomo: 'answers-requests.json', own: 'answers-requests-own.json' } as const;
+const LOCOMO_REQUESTS = 'answers-requests.json';
+const requestsOf = (set: string) => `answers-requests-${set}.json`;
+
+interface OwnAsked {
+  readonly set: (typeof OWN_SETS)[number];
+  readonly asked: AskedQuestion[];
+}
 
 /**
- * The sets' asked questions: read back from --requests (the LoCoMo file named, the own set's beside it), or
- * asked on a loaded store and saved for the next run. The own set loads in a minute; LoCoMo in several.
+ * The sets' asked questions: read back from --requests (the LoCoMo file named, each own set's beside it), or
+ * asked on a loaded store and saved for the next run. An own set whose requests are not beside the LoCoMo
+ * file is asked afresh (a minute each); LoCoMo takes several.
  */
-async function askedQuestions(values: { quick: boolean; home?: string; requests?: string }): Promise<{ locomo: AskedQuestion[]; own: AskedQuestion[] }> {
-  if (values.requests) {
-    const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as AskedQuestion[];
-    const ownFile = join(dirname(values.requests), REQUEST_FILES.own);
-    return { locomo: read(values.requests), own: existsSync(ownFile) ? read(ownFile) : [] };
-  }
-  const ask = async (set: keyof typeof REQUEST_FILES, folds: AnswerFold[], home: string | undefined) => {
+async function askedQuestions(values: { quick: boolean; home?: string; requests?: string }): Promise<{ locomo: AskedQuestion[]; own: OwnAsked[] }> {
+  const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as AskedQuestion[];
+  const ask = async (label: string, file: string, folds: AnswerFold[], home: string | undefined) => {
     const harness = await openAnswerHarness(folds, home ? { home } : {});
     try {
-      const asked = await harness.ask(folds, { label: set });
-      console.log(`requests: ${writeJson(REQUEST_FILES[set], asked)}`);
+      const asked = await harness.ask(folds, { label });
+      console.log(`requests: ${writeJson(file, asked)}`);
       return asked;
     } finally {
       await harness.close();
     }
   };
-  return {
-    locomo: await ask('locomo', locomoFolds(undefined, values.quick ? 2 : undefined), values.home),
-    own: await ask('own', ownFolds(), values.home ? `${values.home}-own` : undefined),
-  };
+  const own: OwnAsked[] = [];
+  for (const set of OWN_SETS) {
+    const saved = values.requests ? join(dirname(values.requests), requestsOf(set.name)) : undefined;
+    own.push({
+      set,
+      asked: saved && existsSync(saved) ? read(saved) : await ask(set.name, requestsOf(set.name), ownFolds(set.file), values.home ? `${values.home}-${set.name}` : undefined),
+    });
+  }
+  const locomo = values.requests ? read(values.requests) : await ask('locomo', LOCOMO_REQUESTS, locomoFolds(undefined, values.quick ? 2 : undefined), values.home);
+  return { locomo, own };
 }
 
-/** The own set answered with the parameters fitted on LoCoMo (never fitted on it). */
-function printOwn(records: readonly AnswerRecord[], fitted: AnswerParameters): void {
+/** An own set answered with the parameters fitted on LoCoMo (never fitted on it). */
+function printOwn(set: OwnAsked['set'], records: readonly AnswerRecord[], fitted: AnswerParameters): void {
   const applied = withAbstention(records, fitted.rules.abstention);
   const { scored, ...figures } = figuresOf(applied, fitted.calibration);
   const f = figures.f1;
   console.log(`
-own set (bench/data/everyday-notes.json) with the parameters fitted on LoCoMo-dev, never fitted on it:`);
+${set.name} (${relative(REPO_ROOT, set.file)}) with the parameters fitted on LoCoMo-dev, never fitted on it:`);
   console.log(`  multi-hop ${f['1']} (${figures.counts['1']})  temporal ${f['2']} (${figures.counts['2']})  single-hop ${f['4']} (${figures.counts['4']})  overall ${f.overall} (${figures.counts.overall})`);
   console.log(`  abstention (5) ${figures.abstention} (${figures.counts['5']})  false abstention (1-4) ${figures.falseAbstention}  ECE ${calibrationTable(scored).ece}`);
 }
@@ -194,9 +203,9 @@ async function main(): Promise<void> {
     const report = await summarise(await answerAll(asked.locomo, RULE_VARIANTS, embedder, 'LoCoMo-dev'), { asked: asked.locomo, embedder, evidence: locomoEvidence() });
     printReport('LoCoMo-dev', report);
     console.log(`\nfitted on all folds: ${JSON.stringify(report.fitted)}`);
-    if (asked.own.length > 0) {
-      const [own] = await answerAll(asked.own, [report.fitted.rules], embedder, 'own set');
-      printOwn(own ?? [], report.fitted);
+    for (const own of asked.own) {
+      const [records] = await answerAll(own.asked, [report.fitted.rules], embedder, own.set.name);
+      printOwn(own.set, records ?? [], report.fitted);
     }
     if (values.write) {
       writeFileSync(PARAMETERS_FILE, parametersSource(report.fitted));
