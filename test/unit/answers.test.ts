@@ -738,6 +738,22 @@ describe('answer text helpers', () => {
     ];
     expect((await answer('Who is my manager?', roles, 'fast', { ...PLAIN, window: 3 })).text).toBe('Lena Vogel');
     expect((await answer('Who is our landlord?', [source('o', 'Our landlord is Mr. Haddad; rent is due on the 1st.', 0.9)], 'fast')).text).toBe('Mr. Haddad');
+    // "These days" is when, not part of the role; a capitalised word before the role's noun is no subject.
+    const FEB = Date.parse('2026-02-10T09:00:00Z');
+    const sold = [
+      source('old', 'Letter from the landlord (Mr Adebayo): rent goes up from April.', 0.95, FEB - 200 * 86_400_000),
+      source('new', 'Mr Adebayo has sold the flat. New landlord is Petra Lindqvist - rent goes to her account.', 0.9, FEB),
+    ];
+    expect((await answer('Who is my landlord these days?', sold, 'fast', { ...PLAIN, window: 3 })).text).toBe('Petra Lindqvist');
+  });
+
+  it('answers "now" from the newest line that matches the question as well as the best one, not a newer line about something else', async () => {
+    const FEB = Date.parse('2026-02-10T09:00:00Z');
+    const notes = [
+      source('walk', 'Dog walker Kwame: 14 euros per walk, picks Biscuit up at 12.', 0.9, FEB - 300 * 86_400_000),
+      source('food', 'Dog food went up - the big bag is now 59.90 euros.', 0.95, FEB),
+    ];
+    expect((await answer('How much does a dog walk cost now?', notes, 'fast', { ...PLAIN, window: 3 })).text).toBe('14 euros');
   });
 
   it('answers "where does X work" with the name they joined or work for, and a named thing after an article whole', async () => {

@@ -706,7 +706,7 @@ export class BuiltinLanguageModel implements LanguageModel {
         kind === 'who'
           ? ranked.slice(window.length).filter((candidate) => this.doerOf(candidate.text, request.question, questionNames) !== undefined)
           : [];
-      const typed = [...window, ...doers]
+      const entries = [...window, ...doers]
         .map((candidate) => {
           const span = this.typedSpan(kind, candidate.text, questionNames, known, request.question);
           if (!span) return undefined;
@@ -717,9 +717,17 @@ export class BuiltinLanguageModel implements LanguageModel {
           return { candidate, span, doer, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
         })
         .filter((entry) => entry !== undefined)
-        // "Who waters the plants now?" asks for what holds today: of the lines that answer, the newest
-        // memory's ("Felix will water the plants now" over an older note that Anna waters them).
-        .sort((a, b) => Number(b.doer) - Number(a.doer) || (asksNow ? b.candidate.source.date - a.candidate.source.date : 0) || b.value - a.value)[0];
+        .sort((a, b) => Number(b.doer) - Number(a.doer) || b.value - a.value);
+      // "Who waters the plants now?" asks for what holds today: of the lines that answer as well as the best
+      // one (a doer if it is one, the question's words as fully), the newest memory's ("Felix will water the
+      // plants now" over an older note that Anna waters them), not a newer line about something else.
+      const lead = entries[0];
+      const typed =
+        asksNow && lead
+          ? entries
+              .filter((entry) => entry.doer === lead.doer && entry.candidate.lexical >= lead.candidate.lexical)
+              .sort((a, b) => b.candidate.source.date - a.candidate.source.date || b.value - a.value)[0]
+          : lead;
       if (typed) {
         if (typed.candidate !== best) {
           picked.splice(0, picked.length, typed.candidate);

@@ -12,7 +12,7 @@ const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|tw
 const ROLE_QUESTION = /^who\s+(?:is|was|are|were)\s+(?:the|a|an|my|our|his|her|their|its)\b/iu;
 
 /** Prepositions that end no unit of a quantity (the stopword list holds the shortest ones). */
-const PREPOSITIONS = new Set(['about', 'above', 'across', 'after', 'against', 'along', 'among', 'around', 'before', 'behind', 'below', 'beside', 'between', 'beyond', 'during', 'inside', 'into', 'near', 'onto', 'outside', 'over', 'past', 'since', 'through', 'throughout', 'toward', 'towards', 'under', 'until', 'upon', 'via', 'with', 'within', 'without']);
+const PREPOSITIONS = new Set(['about', 'above', 'across', 'after', 'against', 'along', 'among', 'around', 'before', 'behind', 'below', 'beside', 'between', 'beyond', 'during', 'inside', 'into', 'near', 'onto', 'outside', 'over', 'past', 'per', 'since', 'through', 'throughout', 'toward', 'towards', 'under', 'until', 'upon', 'via', 'with', 'within', 'without']);
 const QUANTITY = new RegExp(`(?:\\b(?:${NUMBER_WORDS})\\b|[$€£]?\\b\\d+(?:[.,]\\d+)*(?:%|(?:k|m|bn)\\b)?)(?:\\s+(?:a|per)\\s+\\w+|(?:\\s+[\\p{L}-]+){0,2})`, 'iu');
 /** An amount of money: "How much..." (not "how much time") asks for one when a line gives one. */
 const MONEY = /[$€£]|\d(?:k|m|bn)\b|\b(?:euros?|dollars?|pounds?|usd|eur|gbp|francs?|yen|rupees?)\b/iu;
@@ -195,11 +195,18 @@ export function tiePhrase(sentence: string, question: string): string | undefine
  * "Grandma"). An adverb may sit between ("Rob kindly invited"); a passive's doer counts ("recommended by
  * Julia"). Undefined when no such word follows or precedes one.
  */
+/** Verbs that help another (a question's "who" before them asks no doer of their own). */
+const AUXILIARIES = /^(?:is|are|was|were|be|been|do|does|did|has|have|had|will|would|can|could|should|shall|may|might|must)$/iu;
+
 export function subjectOf(sentence: string, question: string, questionNames: ReadonlySet<string>, ties: boolean): string | undefined {
   const label = speakerLabel(sentence);
   const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
-  const nameWords = new Set([...questionNames].flatMap((name) => contentWords(name)));
-  const asked = new Set(contentWords(question).filter((word) => !nameWords.has(word)));
+  // Only "who" as the subject asks for a doer: its verb comes right after it ("Who taught...", "Who waters
+  // ..."); "Who is my landlord?" and "Who did Maria meet?" ask otherwise, and a noun of theirs ("landlord")
+  // is no verb to find a subject for ("New landlord is Petra" names no "New").
+  const verb = /^who\s+([\p{L}'’-]+)/iu.exec(question.trim())?.[1];
+  if (verb === undefined || isStopword(verb) || AUXILIARIES.test(verb)) return undefined;
+  const asked = new Set([stem(verb.toLowerCase())]);
   const before = (at: number, length: number) => {
     // A short phrase of the subject's and an auxiliary may come between: "Felix from number 12 will water".
     const next = /^(?:\s+(?:from|of|at|in)\s+[^,;:.!?]{1,20}?)?\s+(?:(?:will|would|can|could|should|shall|must|now|still|also|just|first|once|\p{L}+ly)\s+){0,2}([\p{L}'’-]+)/u.exec(text.slice(at + length))?.[1];
@@ -251,11 +258,15 @@ export function subjectOf(sentence: string, question: string, questionNames: Rea
  * not a line that names someone near another role ("David Kim is the account manager"). Undefined otherwise.
  */
 export function holderOf(sentence: string, question: string): string | undefined {
-  const role = /^who\s+(?:is|was|are|were)\s+(?:(?:the|a|an|my|our|his|her|their|its)\s+)?(.+?)\s*\??$/iu.exec(question.trim())?.[1];
-  if (!role || !ROLE_QUESTION.test(question.trim())) return undefined;
+  const asked = /^who\s+(?:is|was|are|were)\s+(?:(?:the|a|an|my|our|his|her|their|its)\s+)?(.+?)\s*\??$/iu.exec(question.trim())?.[1];
+  if (!asked || !ROLE_QUESTION.test(question.trim())) return undefined;
+  // The role less when it is asked about ("my landlord these days"), and its head word for a line that
+  // words it shorter ("the residents' association treasurer" is the "treasurer" of "RA treasurer: Óscar").
+  const role = asked.replace(/\s+(?:now|currently|these days|nowadays|at the moment|today)$/iu, '');
+  const roleHead = role.split(/\s+of\s+/iu)[0]?.split(/\s+/u).at(-1) ?? role;
   const label = speakerLabel(sentence);
   const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
-  const phrase = new RegExp(`\\b(?:(?:the|a|an|my|our|his|her|their|its)\\s+)?${escapeRegExp(role)}\\b`, 'giu');
+  const phrase = new RegExp(`\\b(?:(?:the|a|an|my|our|his|her|their|its)\\s+)?(?:${escapeRegExp(role)}|${escapeRegExp(roleHead)})\\b`, 'giu');
   // Names are capitalised: matched case-sensitively, beside the role found in any case ("CFO", "cfo").
   const name = `((?:(?:${NAME_TITLES})\\.\\s+)?\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*)*)`;
   let holds: RegExpExecArray | null = null;
