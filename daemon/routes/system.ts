@@ -91,7 +91,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { tenant } = requireAuth(request.auth);
-        return { success: true as const, ...presentJob(await deps.reindexer.get(tenant, request.params.jobId)) };
+        return { success: true as const, ...presentJob(await deps.ingest.job(tenant, request.params.jobId)) };
       },
     );
   };

@@ -1,4 +1,3 @@
-import { MemError } from '../errors.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { inBackground } from './scheduling/priority.js';
 import { newId } from './ids.js';
@@ -49,12 +48,6 @@ export class Reindexer {
     };
     await this.storage.jobs.put(job);
     this.schedule(job);
-    return job;
-  }
-
-  async get(accountId: string, jobId: string): Promise<JobRecord> {
-    const job = await this.storage.jobs.get(accountId, jobId);
-    if (!job) throw new MemError('NOT_FOUND', 'Job not found', { details: { jobId } });
     return job;
   }
 

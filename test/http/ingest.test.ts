@@ -238,9 +238,12 @@ describe('URL saves, file uploads and bulk ingest', () => {
     const midway = await waitFor(async () => json(await t.request({ method: 'GET', url: statusUrl })), (s) => s.progress.completed >= 20);
     expect(midway.status).toBe('processing');
     expect(open).toBe(8);
-    // The jobs list shows the same live progress (the stored counters are written only now and then).
+    // The jobs list and GET /v1/jobs/:id show the same live progress (on a store of its own the stored
+    // counters are written at the job's status changes only).
     const listed = json(await t.request({ method: 'GET', url: '/v1/jobs' }));
     expect(listed.jobs.find((job: { jobId: string }) => job.jobId === json(accepted).jobId)).toMatchObject({ status: 'processing', progress: { completed: midway.progress.completed } });
+    const single = json(await t.request({ method: 'GET', url: `/v1/jobs/${json(accepted).jobId}` }));
+    expect(single).toMatchObject({ status: 'processing', progress: { completed: midway.progress.completed } });
     release();
     const done = await waitFor(async () => json(await t.request({ method: 'GET', url: statusUrl })), (s) => s.status === 'completed');
     expect(done.progress).toMatchObject({ completed: 32, failed: 0 });

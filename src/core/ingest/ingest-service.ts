@@ -37,11 +37,12 @@ const FILE_BATCHES_AT_ONCE = 2;
  */
 const TEXT_BATCH = 64;
 /**
- * Job counters are written at most this often while a job runs. The daemon running a job answers its status
- * and the jobs list from the live counters; the stored ones are for other daemons on a shared store. A write
- * replaces the job's whole record, its items included (a merge of the row), and is one more commit beside
- * the batches' own, which is what a job's storage work costs most by (bench/README.md, "Standard ingest at
- * the models' pace").
+ * On a store other daemons share, a running job's counters are written at most this often, for them to read
+ * (a status poll or the jobs list that reaches another daemon). On a store of its own nobody reads them, so
+ * they are not written between the job's status changes: this daemon answers its status, the jobs list and
+ * GET /v1/jobs/:id from the live counters, and a job a restart interrupted counts its recorded items (see
+ * `counted`). A write replaces the job's whole record, every item's text included, and is one more commit
+ * beside the batches' own.
  */
 const PROGRESS_WRITE_MS = 5000;
 
@@ -234,10 +235,11 @@ export class IngestService {
 
   async status(tenant: string, jobId: string): Promise<IngestJobView> {
     const live = this.running.get(jobId);
-    const job = live?.job.accountId === tenant ? live.job : await this.deps.storage.jobs.get(tenant, jobId);
-    if (!job || job.kind !== 'ingest') throw new MemError('NOT_FOUND', 'Ingest job not found', { details: { jobId } });
+    const stored = live?.job.accountId === tenant ? live.job : await this.deps.storage.jobs.get(tenant, jobId);
+    if (!stored || stored.kind !== 'ingest') throw new MemError('NOT_FOUND', 'Ingest job not found', { details: { jobId } });
     const results = live ? [...live.results.values()] : await this.deps.storage.jobItems.list(tenant, jobId);
-    const payload = live?.job.accountId === tenant ? live.payload : parsePayload(job.payload);
+    const job = live || !this.countsFromItems(stored) ? stored : withCounts(stored, results);
+    const payload = live?.job.accountId === tenant ? live.payload : parsePayload(stored.payload);
     return {
       job,
       errors: results.filter((r) => !r.success).map((r) => ({ index: r.index, error: r.error ?? 'failed' })),
@@ -246,13 +248,19 @@ export class IngestService {
     };
   }
 
-  /** The account's most recent jobs (ingest and reindex), newest first; those running here with live progress. */
+  /** The account's most recent jobs (ingest and reindex), newest first, with the counters of `counted`. */
   async list(tenant: string, limit: number): Promise<JobRecord[]> {
     const jobs = await this.deps.storage.jobs.list(tenant, limit);
-    return jobs.map((job) => {
-      const live = this.running.get(job.id);
-      return live?.job.accountId === job.accountId ? live.job : job;
-    });
+    return Promise.all(jobs.map((job) => this.counted(job)));
+  }
+
+  /** One of the account's jobs (ingest or reindex) with the counters of `counted`; NOT_FOUND if it has none of that id. */
+  async job(tenant: string, jobId: string): Promise<JobRecord> {
+    const live = this.running.get(jobId);
+    if (live?.job.accountId === tenant) return live.job;
+    const job = await this.deps.storage.jobs.get(tenant, jobId);
+    if (!job) throw new MemError('NOT_FOUND', 'Job not found', { details: { jobId } });
+    return this.counted(job);
   }
 
   /** Schedules every unfinished ingest job again (at start-up). */
@@ -283,6 +291,24 @@ export class IngestService {
     await this.fetches.close();
     await this.fileBatches.close();
     await this.textBatches.close();
+  }
+
+  /** A stored job with the counters a reader should see: live while it runs here (see `countsFromItems`). */
+  private async counted(job: JobRecord): Promise<JobRecord> {
+    const live = this.running.get(job.id);
+    if (live?.job.accountId === job.accountId) return live.job;
+    if (!this.countsFromItems(job)) return job;
+    return withCounts(job, await this.deps.storage.jobItems.list(job.accountId, job.id));
+  }
+
+  /**
+   * An ingest job that started, is not finished and does not run here has, on a store of its own, stored
+   * counters from its last status change only (a restart interrupted it, and it waits for its turn again):
+   * its recorded items are the count, as they are when it runs again. On a shared store it may run on
+   * another daemon, which writes its counters as it goes.
+   */
+  private countsFromItems(job: JobRecord): boolean {
+    return !this.deps.sharedStore && job.kind === 'ingest' && job.startedAt !== null && (job.status === 'pending' || job.status === 'processing');
   }
 
   private enqueue(job: JobRecord): void {
@@ -344,13 +370,7 @@ export class IngestService {
     const recorded = await this.deps.storage.jobItems.list(initial.accountId, initial.id);
     const results = new Map(recorded.map((result) => [result.index, result]));
     const state: Running = {
-      job: {
-        ...initial,
-        status: 'processing',
-        startedAt: initial.startedAt ?? this.now(),
-        completed: count(results, true),
-        failed: count(results, false),
-      },
+      job: { ...withCounts(initial, results.values()), status: 'processing', startedAt: initial.startedAt ?? this.now() },
       payload,
       lastWrite: this.now(),
       results,
@@ -532,7 +552,7 @@ export class IngestService {
       failed: state.job.failed + results.length - succeeded,
     };
     await this.deps.storage.jobItems.append(rows);
-    if (this.now() - state.lastWrite >= PROGRESS_WRITE_MS) {
+    if (this.deps.sharedStore && this.now() - state.lastWrite >= PROGRESS_WRITE_MS) {
       state.lastWrite = this.now();
       await this.deps.storage.jobs.put(state.job);
     }
@@ -652,10 +672,15 @@ function hasText(value: string | undefined): boolean {
   return typeof value === 'string' && value.trim().length > 0;
 }
 
-function count(results: Map<number, JobItemResult>, success: boolean): number {
-  let n = 0;
-  for (const result of results.values()) if (result.success === success) n++;
-  return n;
+/** The job with its counters taken from its recorded items. */
+function withCounts(job: JobRecord, results: Iterable<JobItemResult>): JobRecord {
+  let completed = 0;
+  let failed = 0;
+  for (const result of results) {
+    if (result.success) completed++;
+    else failed++;
+  }
+  return { ...job, completed, failed };
 }
 
 function parsePayload(text: string): JobPayload {
