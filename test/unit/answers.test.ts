@@ -745,6 +745,8 @@ describe('answer text helpers', () => {
       source('new', 'Mr Adebayo has sold the flat. New landlord is Petra Lindqvist - rent goes to her account.', 0.9, FEB),
     ];
     expect((await answer('Who is my landlord these days?', sold, 'fast', { ...PLAIN, window: 3 })).text).toBe('Petra Lindqvist');
+    // A role's holder in brackets; a note's opening "Letter" names no one.
+    expect((await answer('Who is my landlord?', sold.slice(0, 1), 'fast')).text).toBe('Mr Adebayo');
   });
 
   it('answers "now" from the newest line that matches the question as well as the best one, not a newer line about something else', async () => {

@@ -29,7 +29,7 @@ const CALENDAR = new Set([...MONTHS, ...WEEKDAYS, ...WEEKDAY_SHORT, ...MONTH_SHO
 const CALENDAR_MODIFIERS = new Set(['Last', 'Next', 'This', 'Every', 'Each', 'Early', 'Late', 'Mid', 'Since', 'Until', 'On', 'In']);
 /** Verbs and nouns that open notes ("Met Sarah", "Call Bob"): capitalised only because they come first. */
 const OPENERS = new Set(
-  'met meet call called ask asked email emailed tell told send sent pay paid buy bought talk talked lunch dinner visit visited remind check review discuss discussed plan book booked follow note todo ask'.split(' '),
+  'met meet call called ask asked email emailed tell told send sent pay paid buy bought talk talked lunch dinner visit visited remind reminder check review discuss discussed plan book booked follow note todo ask letter message'.split(' '),
 );
 
 /** Whether a word opens a note's line as a verb or an errand ("Met", "Called", "Lunch"): no name. */

@@ -254,8 +254,9 @@ export function subjectOf(sentence: string, question: string, questionNames: Rea
 
 /**
  * "Who is my manager?" answered by the line that gives the role as asked: "Lena Vogel is my manager", "Sarah
- * Chen, CFO of Acme Corp", "Our landlord is Mr. Haddad" (the role's own article may differ or be left out),
- * not a line that names someone near another role ("David Kim is the account manager"). Undefined otherwise.
+ * Chen, CFO of Acme Corp", "Our landlord is Mr. Haddad", "the landlord (Mr Adebayo)" (the role's own article
+ * may differ or be left out), not a line that names someone near another role ("David Kim is the account
+ * manager"). Undefined otherwise.
  */
 export function holderOf(sentence: string, question: string): string | undefined {
   const asked = /^who\s+(?:is|was|are|were)\s+(?:(?:the|a|an|my|our|his|her|their|its)\s+)?(.+?)\s*\??$/iu.exec(question.trim())?.[1];
@@ -272,7 +273,7 @@ export function holderOf(sentence: string, question: string): string | undefined
   let holds: RegExpExecArray | null = null;
   for (const match of text.matchAll(phrase)) {
     const at = match.index ?? 0;
-    holds = new RegExp(`${name}(?:\\s+(?:is|was)|,)\\s+$`, 'u').exec(text.slice(0, at)) ?? new RegExp(`^(?:\\s+(?:is|was)|:|,)\\s+${name}`, 'u').exec(text.slice(at + match[0].length));
+    holds = new RegExp(`${name}(?:\\s+(?:is|was)|,)\\s+$`, 'u').exec(text.slice(0, at)) ?? new RegExp(`^(?:\\s+(?:is|was)|:|,|\\s*\\()\\s*${name}`, 'u').exec(text.slice(at + match[0].length));
     if (holds) break;
   }
   const run = holds?.[1]?.trim();
