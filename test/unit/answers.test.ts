@@ -747,6 +747,11 @@ describe('answer text helpers', () => {
     expect((await answer('Who is my landlord these days?', sold, 'fast', { ...PLAIN, window: 3 })).text).toBe('Petra Lindqvist');
     // A role's holder in brackets; a note's opening "Letter" names no one.
     expect((await answer('Who is my landlord?', sold.slice(0, 1), 'fast')).text).toBe('Mr Adebayo');
+    // "Role: Name" is a role, not a speaker's turn; a role ending a clause about someone names no one after it.
+    const minutes = [source('m', 'First meeting of the club. Chair: Bernard Kowalczyk. Treasurer: Yuki Tanaka.', 0.9)];
+    expect((await answer('Who is the treasurer?', minutes, 'fast', { ...PLAIN, window: 3 })).text).toBe('Yuki Tanaka');
+    const agm = [source('a', 'AGM tonight: I am the new chair! Oscar stays treasurer, Lotte is secretary.', 0.9)];
+    expect((await answer('Who is the treasurer?', agm, 'fast')).text).toBe('Oscar');
   });
 
   it('answers "now" from the newest line that matches the question as well as the best one, not a newer line about something else', async () => {

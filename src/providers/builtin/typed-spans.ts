@@ -265,15 +265,21 @@ export function holderOf(sentence: string, question: string): string | undefined
   // words it shorter ("the residents' association treasurer" is the "treasurer" of "RA treasurer: Óscar").
   const role = asked.replace(/\s+(?:now|currently|these days|nowadays|at the moment|today)$/iu, '');
   const roleHead = role.split(/\s+of\s+/iu)[0]?.split(/\s+/u).at(-1) ?? role;
-  const label = speakerLabel(sentence);
-  const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
+  // The whole line, a label included: "Treasurer: Yuki Tanaka" reads like a speaker's turn but gives a role.
+  const text = sentence;
   const phrase = new RegExp(`\\b(?:(?:the|a|an|my|our|his|her|their|its)\\s+)?(?:${escapeRegExp(role)}|${escapeRegExp(roleHead)})\\b`, 'giu');
   // Names are capitalised: matched case-sensitively, beside the role found in any case ("CFO", "cfo").
   const name = `((?:(?:${NAME_TITLES})\\.\\s+)?\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*)*)`;
   let holds: RegExpExecArray | null = null;
   for (const match of text.matchAll(phrase)) {
     const at = match.index ?? 0;
-    holds = new RegExp(`${name}(?:\\s+(?:is|was)|,)\\s+$`, 'u').exec(text.slice(0, at)) ?? new RegExp(`^(?:\\s+(?:is|was)|:|,|\\s*\\()\\s*${name}`, 'u').exec(text.slice(at + match[0].length));
+    // The name before the role holds it ("Lena Vogel is my manager", "Óscar stays treasurer"); the name after
+    // it does when the role is named on its own ("the CTO, Ines Duarte", "Treasurer: Yuki"), not when it ends
+    // a clause about someone else ("Óscar stays treasurer, Lotte is secretary").
+    const standsAlone = /\s/u.test(match[0].trim()) || /(?:^|[.;:(]\s*)$/u.test(text.slice(0, at));
+    holds =
+      new RegExp(`${name}(?:\\s+(?:is|was|stays|remains|becomes|became)(?:\\s+(?:now|still))?|,)\\s+$`, 'u').exec(text.slice(0, at)) ??
+      new RegExp(`^(?:\\s+(?:is|was)|:|${standsAlone ? ',|' : ''}\\s*\\()\\s*${name}`, 'u').exec(text.slice(at + match[0].length));
     if (holds) break;
   }
   const run = holds?.[1]?.trim();
