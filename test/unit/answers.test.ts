@@ -692,6 +692,8 @@ describe('answer text helpers', () => {
     expect((await answer('Where did I put the spare key?', key, 'fast')).text).toBe('under the blue flowerpot by the back door');
     const passport = [source('p', 'Passport in the top desk drawer, next to the birth certificates.', 0.8)];
     expect((await answer('Where is my passport?', passport, 'fast')).text).toBe('in the top desk drawer');
+    // A note's label names what the place is of.
+    expect((await answer('Where is my passport?', [source('q', 'Passport: in the top desk drawer.', 0.8)], 'fast')).text).toBe('in the top desk drawer');
     // A time after the place is not part of it; a named place still answers as a name.
     const bone = [source('b', 'Melanie: Oliver hid his bone in my slipper once!', 0.8)];
     expect((await answer('Where did Oliver hide his bone?', bone, 'fast')).text).toBe('in my slipper');

@@ -4,7 +4,7 @@
  * or a place given without a name; for "how many/much/long/often" the number with its unit. The built-in
  * answerer (builtin-language-model.ts) chooses the line; these choose the words.
  */
-import { contentWords, escapeRegExp, isOpener, isStopword, NAME_TITLES, properNouns, stem, termsOf } from '../../core/answers/text.js';
+import { contentWords, escapeRegExp, isOpener, isStopword, NAME_TITLES, properNouns, stem, termsOf, wordKey } from '../../core/answers/text.js';
 import type { QuestionKind } from './question-forms.js';
 
 const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|a couple|a few|several';
@@ -146,9 +146,11 @@ const PHRASE_END = /\s+(?:and|but|or|so|because|when|while|which|who|that|where|
  * end ("in my slipper once" gives "in my slipper"). Undefined when the sentence has none.
  */
 function placePhrase(sentence: string, question: string): string | undefined {
-  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  // The whole line: a note's "Passport: in the top drawer" names what the place is of before its colon.
+  const text = sentence;
   const asked = new Set(contentWords(question));
-  const keys = new Set(termsOf(question));
+  // The question's common words, not its names: a speaker's "Gina: ... in my journey" is no place of Gina's.
+  const keys = new Set(writtenWordsAsWritten(question).map(wordKey));
   for (const match of text.matchAll(LOCATIVE)) {
     // The place of what the question asks about: the phrase follows one of its words closely ("key is under
     // the flowerpot"), not a place of something else the sentence tells ("supporting me in my journey").
