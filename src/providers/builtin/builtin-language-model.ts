@@ -490,7 +490,12 @@ export class BuiltinLanguageModel implements LanguageModel {
    * for a line that names no one its tie (tieAnswers).
    */
   private typedSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string>, question: string): string | undefined {
-    return (kind === 'who' ? this.doerOf(sentence, question, questionNames) : undefined) ?? answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
+    return (kind === 'who' ? this.doerOf(sentence, question, questionNames) : undefined) ?? this.namedSpan(kind, sentence, questionNames, known, question);
+  }
+
+  /** typedSpan less the doer: answerSpan, then for "who" over a line that names no one its tie. */
+  private namedSpan(kind: QuestionKind, sentence: string, questionNames: ReadonlySet<string>, known: ReadonlySet<string>, question: string): string | undefined {
+    return answerSpan(kind, sentence, questionNames, known, question) ?? (kind === 'who' && this.rules.tieAnswers ? tiePhrase(sentence, question) : undefined);
   }
 
   /** Who a line names as the doer of the question's verb (subjectOf) or as the role it asks for (holderOf). */
@@ -700,20 +705,19 @@ export class BuiltinLanguageModel implements LanguageModel {
       // to the question's words there (the name right after "signed with", not the one that asked).
       const known = knownNames(request);
       const asksNow = NOW_QUESTION.test(request.question);
-      // Lines naming the doer of the question's verb compete wherever they rank (see `doer` below).
+      // Each line's doer of the question's verb, looked up once: such lines compete wherever they rank.
+      const doerNames = new Map(kind === 'who' ? ranked.map((candidate) => [candidate, this.doerOf(candidate.text, request.question, questionNames)] as const) : []);
       const window = ranked.slice(0, Math.max(1, this.rules.window));
-      const doers =
-        kind === 'who'
-          ? ranked.slice(window.length).filter((candidate) => this.doerOf(candidate.text, request.question, questionNames) !== undefined)
-          : [];
+      const doers = ranked.slice(window.length).filter((candidate) => doerNames.get(candidate) !== undefined);
       const entries = [...window, ...doers]
         .map((candidate) => {
-          const span = this.typedSpan(kind, candidate.text, questionNames, known, request.question);
+          const named = doerNames.get(candidate);
+          const span = named ?? this.namedSpan(kind, candidate.text, questionNames, known, request.question);
           if (!span) return undefined;
           const at = candidate.text.indexOf(span.split(' and ')[0] ?? span);
           // A line naming the doer of the question's own verb ("Felix will water the plants") says who;
           // another line of the window may only name someone ("Anna moved to Hamburg").
-          const doer = kind === 'who' && this.doerOf(candidate.text, request.question, questionNames) === span;
+          const doer = named !== undefined;
           return { candidate, span, doer, value: score(candidate) + this.rules.proximity * closeness(candidate.text, Math.max(0, at), new Set(questionWords)) };
         })
         .filter((entry) => entry !== undefined)
