@@ -8,7 +8,7 @@ import type { MemoryService, SearchInput } from '../../src/core/memory-service.j
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, listedParts, LINE_FEATURES, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import { asksForNamedThing, isCompound, isListQuestion, questionKind } from '../../src/providers/builtin/question-forms.js';
-import { tiePhrase } from '../../src/providers/builtin/typed-spans.js';
+import { holderOf, tiePhrase } from '../../src/providers/builtin/typed-spans.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
 
@@ -752,6 +752,9 @@ describe('answer text helpers', () => {
     // "Role: Name" is a role, not a speaker's turn; a role ending a clause about someone names no one after it.
     const minutes = [source('m', 'First meeting of the club. Chair: Bernard Kowalczyk. Treasurer: Yuki Tanaka.', 0.9)];
     expect((await answer('Who is the treasurer?', minutes, 'fast', { ...PLAIN, window: 3 })).text).toBe('Yuki Tanaka');
+    // A note's later lines carry its first label ("Treasurer: Chair: Bernard"): the name after a role is no label.
+    expect(holderOf('Treasurer: Chair: Bernard Kowalczyk.', 'Who is the treasurer?')).toBeUndefined();
+    expect(holderOf('Treasurer: Yuki Tanaka.', 'Who is the treasurer?')).toBe('Yuki Tanaka');
     const agm = [source('a', 'AGM tonight: I am the new chair! Oscar stays treasurer, Lotte is secretary.', 0.9)];
     expect((await answer('Who is the treasurer?', agm, 'fast')).text).toBe('Oscar');
   });

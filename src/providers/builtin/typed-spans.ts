@@ -277,11 +277,12 @@ export function holderOf(sentence: string, question: string): string | undefined
     const at = match.index ?? 0;
     // The name before the role holds it ("Lena Vogel is my manager", "Óscar stays treasurer"); the name after
     // it does when the role is named on its own ("the CTO, Ines Duarte", "Treasurer: Yuki"), not when it ends
-    // a clause about someone else ("Óscar stays treasurer, Lotte is secretary").
+    // a clause about someone else ("Óscar stays treasurer, Lotte is secretary") nor when it is another label
+    // ("Treasurer: Chair: Bernard", as a note's later lines carry its first label).
     const standsAlone = /\s/u.test(match[0].trim()) || /(?:^|[.;:(]\s*)$/u.test(text.slice(0, at));
     holds =
       new RegExp(`${name}(?:\\s+(?:is|was|stays|remains|becomes|became)(?:\\s+(?:now|still))?|,)\\s+$`, 'u').exec(text.slice(0, at)) ??
-      new RegExp(`^(?:\\s+(?:is|was)|:|${standsAlone ? ',|' : ''}\\s*\\()\\s*${name}`, 'u').exec(text.slice(at + match[0].length));
+      new RegExp(`^(?:\\s+(?:is|was)|:|${standsAlone ? ',|' : ''}\\s*\\()\\s*${name}\\b(?!\\s*:)`, 'u').exec(text.slice(at + match[0].length));
     if (holds) break;
   }
   const run = holds?.[1]?.trim();
