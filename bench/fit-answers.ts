@@ -69,8 +69,9 @@ export async function summarise(
    * training folds: with list questions answered by names (listNames), and with the line ranker fitted on
    * those folds (lineWeights), alone and together; then, on top of both, named things answered by their
    * name (namedThings), and list items split into the things each line lists (listParts); then lists of
-   * five items rather than three (listItems); last, "who" answered by a tie when a line names no one
-   * (tieAnswers).
+   * five items rather than three (listItems); then "who" answered by a tie when a line names no one
+   * (tieAnswers); last, "what" answered with the words a line says in the question's gap after two of its
+   * words, or after one (gapRun).
    */
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
@@ -88,6 +89,8 @@ export async function summarise(
       { ...named, namedThings: true, listParts: true, namedLists: true },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5 },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 2 },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1 },
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };

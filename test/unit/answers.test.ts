@@ -8,6 +8,7 @@ import type { MemoryService, SearchInput } from '../../src/core/memory-service.j
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, listedParts, LINE_FEATURES, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import { asksForNamedThing, isCompound, isListQuestion, questionKind } from '../../src/providers/builtin/question-forms.js';
+import { gapFiller } from '../../src/providers/builtin/gap-filler.js';
 import { holderOf, tiePhrase } from '../../src/providers/builtin/typed-spans.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
@@ -704,6 +705,30 @@ describe('answer text helpers', () => {
     // A place of something else the sentence tells is no answer: the line is given whole.
     const journey = [source('j', 'Joanna: You are the best for supporting me in my writing journey.', 0.8)];
     expect((await answer('Where did Joanna travel to?', journey, 'fast')).text).not.toBe('in my writing journey');
+  });
+
+  it('answers "what" with the words a line says in the question\'s gap (gapRun)', async () => {
+    const none = new Set<string>();
+    expect(gapFiller("I'm working on opening a dance studio, fingers crossed!", 'What is Jon working on opening?', new Set(['jon']), 2)).toBe('a dance studio');
+    expect(gapFiller('Raising awareness for mental health is super rewarding.', 'What did the charity race raise awareness for?', none, 2)).toBe('mental health');
+    // A modifier after the gap ("last weekend", "in her store") does not move it; the line's own time or
+    // next clause ends the filler.
+    expect(gapFiller('Busy at the shelter getting ready for a fundraiser next week.', 'What event is Maria getting ready for at the shelter?', new Set(['maria']), 2)).toBe('a fundraiser');
+    expect(gapFiller('I wanted to make my customers feel cozy and welcome when they come in.', 'What did Gina want her customers to feel in her store?', new Set(['gina']), 2)).toBe('cozy and welcome');
+    expect(gapFiller('Tools in the green shed, padlock code 0815.', "What's the code for the padlock on the garden shed?", none, 1)).toBe('0815');
+    // The question's words inside a modifier are not its phrase: the gap is after "realize".
+    expect(gapFiller('I ran a charity race for mental health last Saturday.', 'What did Melanie realize after the charity race?', new Set(['melanie']), 1)).toBeUndefined();
+    // Too few of the question's words in order, a reason or a manner, what something is, or a line that
+    // goes on with a clause of its own: no filler.
+    expect(gapFiller("I'm working on opening a dance studio.", 'What is Jon working on opening?', new Set(['jon']), 3)).toBeUndefined();
+    expect(gapFiller('I started the studio to share my passion.', 'Why did Jon start the studio?', new Set(['jon']), 1)).toBeUndefined();
+    expect(gapFiller('My grandma gave me this necklace as a gift.', "What was grandma's gift to Caroline?", new Set(['caroline']), 1)).toBeUndefined();
+    expect(gapFiller('I joined a marching event for veterans and it was awesome.', 'What did John join for veterans?', new Set(['john']), 1)).toBe('a marching event for veterans');
+    expect(gapFiller('Nate: I watched it twice and it was awesome.', 'What did Nate watch?', new Set(['nate']), 1)).toBeUndefined();
+    // Through the answerer: the filler answers; without the rule, the line less its echo does.
+    const studio = [source('s', "Jon: I'm working on opening a dance studio, fingers crossed!", 0.8)];
+    expect((await answer('What is Jon working on opening?', studio, 'fast', { ...PLAIN, trimEcho: true, gapRun: 2 })).text).toBe('a dance studio');
+    expect((await answer('What is Jon working on opening?', studio, 'fast', { ...PLAIN, trimEcho: true })).text).toBe('dance studio, fingers crossed');
   });
 
   it('answers "who" with the subject of the question\'s own verb, a tie with tieAnswers', async () => {

@@ -34,6 +34,8 @@ export interface AnswerParameters {
     readonly tieAnswers?: boolean;
     /** List questions asking for named things answered from the lines that name something. */
     readonly namedLists?: boolean;
+    /** Untyped questions answered with the words a line says in their gap, after this many of their words. */
+    readonly gapRun?: number;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -41,9 +43,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8483,-0.5194,1.2855,-0.1672,-0.2806,0.4842,0.9047,-0.663,1.9907,0.5863,0.0775,-0.2245,1.4669,0.1751,0.9541,2.5875,0.069,-0.3711,0.5396,-0.1468,0.1092], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, abstention: { bias: 0.734695, weights: [-0.585938, -0.439081, -2.151935, -0.201335, 1.12011, 0.668553, 0.582379, 0.222543, 2.377505, 2.602072, 2.031234] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8483,-0.5194,1.2855,-0.1672,-0.2806,0.4842,0.9047,-0.663,1.9907,0.5863,0.0775,-0.2245,1.4669,0.1751,0.9541,2.5875,0.069,-0.3711,0.5396,-0.1468,0.1092], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, abstention: { bias: 0.734695, weights: [-0.585938, -0.439081, -2.151935, -0.201335, 1.12011, 0.668553, 0.582379, 0.222543, 2.377505, 2.602072, 2.031234] } },
   calibration: {
     facts: [],
-    passages: [[0.468, 0.08], [0.611, 0.137], [0.702, 0.151], [0.76, 0.235], [0.802, 0.287], [0.848, 0.294], [0.891, 0.38], [0.939, 0.549], [0.989, 0.627]],
+    passages: [[0.468, 0.08], [0.611, 0.157], [0.702, 0.178], [0.76, 0.216], [0.802, 0.307], [0.848, 0.333], [0.891, 0.44], [0.939, 0.569], [0.989, 0.627]],
   },
 };

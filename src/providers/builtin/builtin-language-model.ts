@@ -20,6 +20,7 @@ import {
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
 import { asksForNamedThing, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WORKS_QUESTION, type QuestionKind } from './question-forms.js';
+import { gapFiller } from './gap-filler.js';
 import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase } from './typed-spans.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
@@ -115,6 +116,12 @@ export interface AnswerRules {
    * nothing, instead of giving those lines' phrases (with listNames).
    */
   readonly namedLists?: boolean;
+  /**
+   * An untyped question is answered with the words a line says in its gap (gapFiller: "What is Jon working
+   * on opening?" over "I'm working on opening a dance studio" gives "a dance studio") when the line says at
+   * least this many of the question's words in its order before them; absent or 0: never.
+   */
+  readonly gapRun?: number;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -480,7 +487,9 @@ export class BuiltinLanguageModel implements LanguageModel {
     // phrase, quoted title or the line less its echo, as fromPassages gives it.
     const answerOf = (candidate: Candidate) =>
       kind === 'other'
-        ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ?? (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
+        ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
+          (this.rules.gapRun ? gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun) : undefined) ??
+          (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
         : (this.typedSpan(kind, candidate.text, questionNames, known, request.question) ?? candidate.text);
     return candidates.map((candidate) => ({ text: candidate.text, answer: answerOf(candidate), sourceId: candidate.source.id, features: lineFeatures(candidate) }));
   }
@@ -636,6 +645,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     } else if (kind === 'other') {
       const phrase = (candidate: Candidate) =>
         (this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
+        (this.rules.gapRun ? gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun) : undefined) ??
         (this.rules.focusWords > 0 ? focusSpan(candidate.text, questionWordSet, this.rules.focusWords) : undefined) ??
         (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text);
       if (concise) text = phrase(best);

@@ -1,0 +1,148 @@
+/**
+ * The words a line says where the question has its gap. An untyped question ("What is Jon working on
+ * opening?") is a statement with its object taken out: the gap follows the question's last verb phrase.
+ * A line that says that phrase in the same order ("I'm working on opening a dance studio") fills the gap
+ * with the words after it ("a dance studio"). The built-in answerer's line ranker chooses the line; this
+ * chooses its words.
+ */
+import { isStopword, stem, wordKey } from '../../core/answers/text.js';
+
+/** Words a question's gap may be followed by: a phrase that only places or times the asked thing. */
+const MODIFIER_OPENERS = new Set([
+  'in', 'on', 'at', 'after', 'before', 'during', 'with', 'for', 'from', 'to', 'about', 'by', 'since', 'around', 'through', 'into', 'while',
+  'when', 'as', 'last', 'this', 'next', 'recently', 'lately', 'now', 'yesterday', 'today', 'ago', 'so', 'these', 'those', 'according',
+]);
+
+/** Words that open the next clause or predicate of a line: the gap's filler ends before them. */
+const PHRASE_END = new Set([
+  'is', 'are', 'was', 'were', 'am', 'has', 'have', 'had', 'will', 'would', 'can', 'could', 'should', 'might', 'must', 'do', 'does', 'did',
+  'but', 'because', 'so', 'although', 'though', 'which', 'who', 'whom', 'when', 'while', 'since', 'until', 'if', 'that', 'where', 'as',
+  'i', "i'm", "i've", "i'll", "i'd", 'we', "we're", "we've", 'he', 'she', 'they', "they're", 'it', "it's", 'you', "you're",
+  'last', 'next', 'yesterday', 'today', 'tonight', 'tomorrow', 'lately', 'recently', 'too',
+]);
+
+/** A question for a thing: "what" or "which", perhaps after a preposition ("In what way..."). */
+const WHAT_QUESTION = /^(?:(?:in|at|to|from|for|on|with|about)\s+)?(?:what|which)\b/iu;
+
+const AUXILIARY = /^(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|might)$/u;
+
+/** At most this many words fill a gap: LoCoMo's and people's answers are phrases, not sentences. */
+const MAX_WORDS = 8;
+
+interface Token {
+  readonly word: string;
+  readonly key: string;
+  readonly content: boolean;
+  readonly end: number;
+}
+
+function tokens(text: string, names: ReadonlySet<string>): Token[] {
+  return [...text.matchAll(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)].map((match) => {
+    const word = match[0].toLowerCase().replace(/’/gu, "'");
+    return { word, key: wordKey(stem(word)), content: word.length > 1 && !isStopword(word) && !names.has(word), end: (match.index ?? 0) + match[0].length };
+  });
+}
+
+/**
+ * The filler of the question's gap in a line, or undefined when the line does not say the question's
+ * phrase before it. The phrase is the longest run of the question's content words (names left out, at
+ * least `minRun`) that the line holds in the same order with only stopwords between; it must end where the
+ * question's gap is (at its end, or before a phrase that places or times the asked thing: "What event did
+ * John volunteer at last weekend?"). The filler is what follows it in the line, up to the end of its clause.
+ */
+export function gapFiller(sentence: string, question: string, questionNames: ReadonlySet<string>, minRun: number): string | undefined {
+  // "Why" and "how" ask for a reason or a manner, which a line gives anywhere; "what" and "which" take
+  // the place of a thing.
+  if (!WHAT_QUESTION.test(question.trim())) return undefined;
+  const nameWords = new Set([...questionNames].flatMap((name) => name.split(/\s+/u)));
+  const asked = tokens(question, nameWords);
+  if (isCopular(asked)) return undefined;
+  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const said = tokens(text, nameWords);
+  const askedContent = asked.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
+  const saidContent = said.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
+  // The question's first content word after its wh-word is often the asked thing's kind ("What event..."):
+  // it may open a run but the gap is after the run, so the run's end decides (below).
+  let best: { askedEnd: number; saidEnd: number; length: number } | undefined;
+  for (let i = 0; i < askedContent.length; i++) {
+    for (let j = 0; j < saidContent.length; j++) {
+      let length = 0;
+      while (i + length < askedContent.length && j + length < saidContent.length && askedContent[i + length]?.token.key === saidContent[j + length]?.token.key) {
+        // Between two matched words the line may only hold stopwords (it does by construction) and no
+        // clause break: the phrase is said as one.
+        if (length > 0) {
+          const from = said[(saidContent[j + length - 1]?.index ?? 0)]?.end ?? 0;
+          const to = said[(saidContent[j + length]?.index ?? 0)]?.end ?? 0;
+          if (/[,;:!?.()"“”]/u.test(text.slice(from, to))) break;
+        }
+        length++;
+      }
+      if (length < minRun || (best && length <= best.length)) continue;
+      const askedEnd = askedContent[i + length - 1]?.index ?? 0;
+      if (!endsAtGap(asked, askedEnd) || inModifier(asked, askedContent[i]?.index ?? 0)) continue;
+      best = { askedEnd, saidEnd: saidContent[j + length - 1]?.index ?? 0, length };
+    }
+  }
+  if (!best) return undefined;
+  const start = said[best.saidEnd]?.end ?? 0;
+  return filler(text.slice(start), new Set(asked.filter((token) => token.content).map((token) => token.key)));
+}
+
+/** Whether a question's gap follows its word at `index`: nothing follows but stopwords, or a modifier does. */
+function endsAtGap(asked: readonly Token[], index: number): boolean {
+  const rest = asked.slice(index + 1);
+  if (rest.every((token) => !token.content)) return true;
+  const next = rest[0];
+  return next !== undefined && MODIFIER_OPENERS.has(next.word);
+}
+
+/** Words that come between a modifier's opener and its words ("after the charity race"). */
+const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'his', 'her', 'their', 'our', 'your', 'its', 'this', 'that', 'these', 'those', 'some']);
+
+/**
+ * Whether the question's word at `index` sits in a modifier rather than in its own phrase: "What did
+ * Melanie realize after the charity race?" has its gap after "realize", and a line's words after "charity
+ * race" (or "race") do not fill it. The modifier is its opener, then determiners and content words.
+ */
+function inModifier(asked: readonly Token[], index: number): boolean {
+  let at = index - 1;
+  while (at >= 0 && (asked[at]?.content || DETERMINERS.has(asked[at]?.word ?? ''))) at--;
+  return at >= 0 && MODIFIER_OPENERS.has(asked[at]?.word ?? '');
+}
+
+/**
+ * Whether the question asks what something is ("What was grandma's gift to Caroline?"): its gap is the
+ * complement of "is", which a line may give before the phrase as well as after it.
+ */
+function isCopular(asked: readonly Token[]): boolean {
+  const verb = asked.slice(1, 5).find((token) => AUXILIARY.test(token.word));
+  return verb !== undefined && /^(?:is|are|was|were)$/u.test(verb.word) && !asked.some((token) => token.content && /ing$/u.test(token.word));
+}
+
+/** The words of `rest` up to its clause's end, less the stopwords and the question's words at its start. */
+function filler(rest: string, askedKeys: ReadonlySet<string>): string | undefined {
+  const clause = rest.split(/[,;:!?.()"“”]|\s[–—-]\s/u)[0] ?? '';
+  const parts = clause.split(/\s+/u).filter((part) => /[\p{L}\p{N}]/u.test(part));
+  const bare = (part: string) => part.toLowerCase().replace(/’/gu, "'").replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  // Prepositions and articles lead to the filler ("for mental health"); a clause's own start ("and it was
+  // awesome") means the line says something else after the question's phrase. "That" opens what was
+  // realised or said ("I realised that self-care matters").
+  let from = bare(parts[0] ?? '') === 'that' ? 1 : 0;
+  for (; from < parts.length; from++) {
+    const word = bare(parts[from] ?? '');
+    if (PHRASE_END.has(word) || word === 'and') return undefined;
+    if (!isStopword(word) && !askedKeys.has(wordKey(stem(word)))) break;
+  }
+  // An article stays with its noun: "a dance studio" reads as an answer, "dance studio" as a label.
+  if (from > 0 && /^(?:a|an|the)$/u.test(bare(parts[from - 1] ?? ''))) from--;
+  const out: string[] = [];
+  for (let at = from; at < parts.length && out.length < MAX_WORDS; at++) {
+    const word = bare(parts[at] ?? '');
+    if (PHRASE_END.has(word)) break;
+    // "and" joins a list's items ("Bach and Mozart") but also the next clause ("and we loved it").
+    if (word === 'and' && PHRASE_END.has(bare(parts[at + 1] ?? ''))) break;
+    out.push(parts[at] ?? '');
+  }
+  while (out.length > 0 && isStopword(bare(out[out.length - 1] ?? ''))) out.pop();
+  return out.length > 0 ? out.join(' ') : undefined;
+}
