@@ -71,7 +71,8 @@ export async function summarise(
    * name (namedThings), and list items split into the things each line lists (listParts); then lists of
    * five items rather than three (listItems); then "who" answered by a tie when a line names no one
    * (tieAnswers); last, "what" answered with the words a line says in the question's gap after two of its
-   * words, or after one (gapRun).
+   * words, or after one (gapRun), and from the first of the best two or three lines that fills the gap
+   * (gapWindow).
    */
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
@@ -91,6 +92,8 @@ export async function summarise(
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 2 },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1 },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 2 },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3 },
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };

@@ -594,6 +594,8 @@ describe('answer text helpers', () => {
   it('finds names, not sentence openers or calendar words', () => {
     expect(properNouns('Met Sarah Chen from Acme Corp in Berlin on Monday. The plan is fine.')).toEqual(['Sarah Chen', 'Acme Corp', 'Berlin']);
     expect(properNouns('Preparing the quarterly review with Acme')).toEqual(['Acme']);
+    // A capital inside a word or a unit opens no name.
+    expect(properNouns('Switched to Greenline Energy at 0.27 €/kWh.')).toEqual(['Greenline Energy']);
     // A time that opens a line is no name, in full or in chat's short form.
     expect(properNouns('Last Friday I met Tom. Next May we fly. Last Fri I finally took my kids.')).toEqual(['Tom']);
     // A title keeps its name; its period or an initial's ends no sentence.
@@ -729,6 +731,10 @@ describe('answer text helpers', () => {
     const studio = [source('s', "Jon: I'm working on opening a dance studio, fingers crossed!", 0.8)];
     expect((await answer('What is Jon working on opening?', studio, 'fast', { ...PLAIN, trimEcho: true, gapRun: 2 })).text).toBe('a dance studio');
     expect((await answer('What is Jon working on opening?', studio, 'fast', { ...PLAIN, trimEcho: true })).text).toBe('dance studio, fingers crossed');
+    // With gapWindow, a line a little lower that fills the gap answers when the best line only echoes it.
+    const echo = [source('e', 'Jon: The opening has been so much work.', 0.95), source('s', "Jon: I'm working on opening a dance studio.", 0.3)];
+    expect((await answer('What is Jon working on opening?', echo, 'fast', { ...PLAIN, gapRun: 1 })).text).toBe('Jon: The opening has been so much work.');
+    expect((await answer('What is Jon working on opening?', echo, 'fast', { ...PLAIN, window: 2, gapRun: 1, gapWindow: 2 })).text).toBe('a dance studio');
   });
 
   it('answers "who" with the subject of the question\'s own verb, a tie with tieAnswers', async () => {

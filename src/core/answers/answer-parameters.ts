@@ -36,6 +36,8 @@ export interface AnswerParameters {
     readonly namedLists?: boolean;
     /** Untyped questions answered with the words a line says in their gap, after this many of their words. */
     readonly gapRun?: number;
+    /** With gapRun: the best lines among which the first that fills the gap answers. */
+    readonly gapWindow?: number;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -43,9 +45,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8483,-0.5194,1.2855,-0.1672,-0.2806,0.4842,0.9047,-0.663,1.9907,0.5863,0.0775,-0.2245,1.4669,0.1751,0.9541,2.5875,0.069,-0.3711,0.5396,-0.1468,0.1092], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, abstention: { bias: 0.734695, weights: [-0.585938, -0.439081, -2.151935, -0.201335, 1.12011, 0.668553, 0.582379, 0.222543, 2.377505, 2.602072, 2.031234] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8483,-0.5194,1.2854,-0.1672,-0.2805,0.4841,0.9047,-0.663,1.9903,0.5864,0.0781,-0.2247,1.4668,0.1751,0.9542,2.5875,0.0689,-0.3711,0.5397,-0.1468,0.1093], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 2, abstention: { bias: 0.609327, weights: [-0.464173, -0.419922, -2.052627, -0.171549, 1.016973, 0.657281, 0.509884, 0.203587, 2.292126, 2.570099, 2.064001] } },
   calibration: {
     facts: [],
-    passages: [[0.468, 0.08], [0.611, 0.157], [0.702, 0.178], [0.76, 0.216], [0.802, 0.307], [0.848, 0.333], [0.891, 0.44], [0.939, 0.569], [0.989, 0.627]],
+    passages: [[0.471, 0.1], [0.614, 0.176], [0.705, 0.177], [0.76, 0.255], [0.79, 0.314], [0.814, 0.314], [0.849, 0.36], [0.894, 0.451], [0.94, 0.51], [0.987, 0.667]],
   },
 };

@@ -91,8 +91,11 @@ export const NAME_TITLES = 'Mr|Mrs|Ms|Mx|Dr|Prof';
 /** A sentence piece that ends in a title's or an initial's period, not a sentence's ("I." ends one). */
 const ABBREVIATION_END = new RegExp(`(?:^|[\\s(])(?:${NAME_TITLES}|Sr|Jr|St|Mt|Rev|Capt|Lt|Col|Gen|Sgt|Hon|vs|approx|(?!I\\.)\\p{Lu})\\.$`, 'u');
 
-/** A run of capitalised words, "of"/"de"/"van"/"von" allowed inside, a title with its period before it. */
-const NAME_RUN = new RegExp(`(?:(?:${NAME_TITLES})\\.\\s+)?\\p{Lu}[\\p{L}\\p{N}&'’-]*(?:\\s+(?:of\\s+|de\\s+|van\\s+|von\\s+)?\\p{Lu}[\\p{L}\\p{N}&'’-]*)*`, 'gu');
+/**
+ * A run of capitalised words, "of"/"de"/"van"/"von" allowed inside, a title with its period before it. A
+ * capital inside a word opens none ("0.27 €/kWh" names nothing).
+ */
+const NAME_RUN = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${NAME_TITLES})\\.\\s+)?\\p{Lu}[\\p{L}\\p{N}&'’-]*(?:\\s+(?:of\\s+|de\\s+|van\\s+|von\\s+)?\\p{Lu}[\\p{L}\\p{N}&'’-]*)*`, 'gu');
 
 /** Sentences of a text (paragraph breaks end a sentence too). */
 export function sentences(text: string): string[] {

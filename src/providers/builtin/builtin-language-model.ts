@@ -122,6 +122,11 @@ export interface AnswerRules {
    * least this many of the question's words in its order before them; absent or 0: never.
    */
   readonly gapRun?: number;
+  /**
+   * With gapRun: a "what" question is answered by the first of its best `gapWindow` lines whose words fill
+   * its gap, when the best line's do not (its best line may only echo the question: "I love my job!").
+   */
+  readonly gapWindow?: number;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -661,6 +666,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           return !speakers.has(lower) && !questionNames.has(lower) && ![...questionNames].some((asked) => asked.includes(lower)) && !(title ?? '').includes(name);
         });
       };
+      let named = false;
       if (concise && this.rules.namedThings && asksForNamedThing(request.question) && !isListQuestion(request.question)) {
         // "What book / which city / what game": the title or name of the best line that has one answers.
         for (const candidate of ranked.slice(0, Math.max(1, this.rules.window))) {
@@ -669,6 +675,19 @@ export class BuiltinLanguageModel implements LanguageModel {
           const name = title ?? newNames(candidate, undefined)[0];
           if (!name) continue;
           text = name;
+          named = true;
+          picked.splice(0, picked.length, candidate);
+          break;
+        }
+      }
+      if (concise && !named && this.rules.gapRun && this.rules.gapWindow && !isListQuestion(request.question)) {
+        // The best line's own filler comes first (phrase); a line a little lower that fills the gap beats
+        // a best line that does not.
+        for (const candidate of ranked.slice(0, this.rules.gapWindow)) {
+          if (isQuestion(candidate.text)) continue;
+          const filled = gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun);
+          if (!filled) continue;
+          text = filled;
           picked.splice(0, picked.length, candidate);
           break;
         }

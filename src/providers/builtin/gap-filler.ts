@@ -5,12 +5,13 @@
  * with the words after it ("a dance studio"). The built-in answerer's line ranker chooses the line; this
  * chooses its words.
  */
-import { isStopword, stem, wordKey } from '../../core/answers/text.js';
+import { isStopword, MONTHS, stem, wordKey } from '../../core/answers/text.js';
 
 /** Words a question's gap may be followed by: a phrase that only places or times the asked thing. */
 const MODIFIER_OPENERS = new Set([
   'in', 'on', 'at', 'after', 'before', 'during', 'with', 'for', 'from', 'to', 'about', 'by', 'since', 'around', 'through', 'into', 'while',
-  'when', 'as', 'last', 'this', 'next', 'recently', 'lately', 'now', 'yesterday', 'today', 'ago', 'so', 'these', 'those', 'according',
+  'near', 'under', 'over', 'behind', 'across', 'between', 'without', 'within', 'beyond', 'toward', 'towards', 'upon', 'among', 'against', 'along',
+  'when', 'as', 'last', 'this', 'next', 'every', 'each', 'recently', 'lately', 'now', 'yesterday', 'today', 'ago', 'so', 'these', 'those', 'according',
 ]);
 
 /** Words that open the next clause or predicate of a line: the gap's filler ends before them. */
@@ -36,10 +37,14 @@ interface Token {
   readonly end: number;
 }
 
+/** Words that only time a phrase: a question's "on 23 January, 2022" or "last Friday" is no phrase of it. */
+const CALENDAR = new RegExp(`^(?:${MONTHS.join('|')}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|year|day|morning|evening|night|\\d+(?:st|nd|rd|th)?)$`, 'iu');
+
 function tokens(text: string, names: ReadonlySet<string>): Token[] {
   return [...text.matchAll(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)].map((match) => {
     const word = match[0].toLowerCase().replace(/’/gu, "'");
-    return { word, key: wordKey(stem(word)), content: word.length > 1 && !isStopword(word) && !names.has(word), end: (match.index ?? 0) + match[0].length };
+    const content = word.length > 1 && !isStopword(word) && !names.has(word) && !MODIFIER_OPENERS.has(word) && !CALENDAR.test(word);
+    return { word, key: wordKey(stem(word)), content, end: (match.index ?? 0) + match[0].length };
   });
 }
 
@@ -56,14 +61,14 @@ export function gapFiller(sentence: string, question: string, questionNames: Rea
   if (!WHAT_QUESTION.test(question.trim())) return undefined;
   const nameWords = new Set([...questionNames].flatMap((name) => name.split(/\s+/u)));
   const asked = tokens(question, nameWords);
-  if (isCopular(asked)) return undefined;
+  const copular = isCopular(asked);
   const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
   const said = tokens(text, nameWords);
   const askedContent = asked.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
   const saidContent = said.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
-  // The question's first content word after its wh-word is often the asked thing's kind ("What event..."):
-  // it may open a run but the gap is after the run, so the run's end decides (below).
-  let best: { askedEnd: number; saidEnd: number; length: number } | undefined;
+  // Every run of the question's words the line says in order that ends at the question's gap, longest
+  // first: the first that a line's words fill answers ("What did Joanna just finish last Friday?").
+  const runs: { saidEnd: number; length: number }[] = [];
   for (let i = 0; i < askedContent.length; i++) {
     for (let j = 0; j < saidContent.length; j++) {
       let length = 0;
@@ -77,15 +82,31 @@ export function gapFiller(sentence: string, question: string, questionNames: Rea
         }
         length++;
       }
-      if (length < minRun || (best && length <= best.length)) continue;
+      if (length < minRun) continue;
       const askedEnd = askedContent[i + length - 1]?.index ?? 0;
       if (!endsAtGap(asked, askedEnd) || inModifier(asked, askedContent[i]?.index ?? 0)) continue;
-      best = { askedEnd, saidEnd: saidContent[j + length - 1]?.index ?? 0, length };
+      runs.push({ saidEnd: saidContent[j + length - 1]?.index ?? 0, length });
     }
   }
-  if (!best) return undefined;
-  const start = said[best.saidEnd]?.end ?? 0;
-  return filler(text.slice(start), new Set(asked.filter((token) => token.content).map((token) => token.key)));
+  const askedKeys = new Set(asked.filter((token) => token.content).map((token) => token.key));
+  for (const run of runs.sort((a, b) => b.length - a.length)) {
+    const found = fill(text.slice(said[run.saidEnd]?.end ?? 0), copular, askedKeys);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** What fills the gap from the words after the question's phrase (`rest`). */
+function fill(after: string, copular: boolean, askedKeys: ReadonlySet<string>): string | undefined {
+  let rest = after;
+  if (copular) {
+    // "What is Jon's favourite style?" is filled by what the line says the phrase is ("my favourite style
+    // is contemporary"); words after the phrase that do not say what it is fill nothing.
+    const complement = /^\s*(?:is|was|are|were|['’]s)\s+/iu.exec(rest);
+    if (!complement) return undefined;
+    rest = rest.slice(complement[0].length);
+  }
+  return filler(rest, askedKeys);
 }
 
 /** Whether a question's gap follows its word at `index`: nothing follows but stopwords, or a modifier does. */
@@ -112,7 +133,7 @@ function inModifier(asked: readonly Token[], index: number): boolean {
 
 /**
  * Whether the question asks what something is ("What was grandma's gift to Caroline?"): its gap is the
- * complement of "is", which a line may give before the phrase as well as after it.
+ * complement of "is", which a line gives after the phrase only with an "is" between.
  */
 function isCopular(asked: readonly Token[]): boolean {
   const verb = asked.slice(1, 5).find((token) => AUXILIARY.test(token.word));
