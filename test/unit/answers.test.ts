@@ -8,7 +8,7 @@ import type { MemoryService, SearchInput } from '../../src/core/memory-service.j
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, listedParts, LINE_FEATURES, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import { asksForNamedThing, isCompound, isListQuestion, questionKind } from '../../src/providers/builtin/question-forms.js';
-import { gapFiller } from '../../src/providers/builtin/gap-filler.js';
+import { gapFiller, reasonOf } from '../../src/providers/builtin/gap-filler.js';
 import { holderOf, tiePhrase } from '../../src/providers/builtin/typed-spans.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
@@ -725,8 +725,11 @@ describe('answer text helpers', () => {
     expect(gapFiller("I'm working on opening a dance studio.", 'What is Jon working on opening?', new Set(['jon']), 3)).toBeUndefined();
     expect(gapFiller('I started the studio to share my passion.', 'Why did Jon start the studio?', new Set(['jon']), 1)).toBeUndefined();
     expect(gapFiller('My grandma gave me this necklace as a gift.', "What was grandma's gift to Caroline?", new Set(['caroline']), 1)).toBeUndefined();
-    expect(gapFiller('I joined a marching event for veterans and it was awesome.', 'What did John join for veterans?', new Set(['john']), 1)).toBe('a marching event for veterans');
+    expect(gapFiller('I joined a marching event for veterans and it was awesome.', 'What did John join for veterans?', new Set(['john']), 1)).toBe('a marching event');
     expect(gapFiller('Nate: I watched it twice and it was awesome.', 'What did Nate watch?', new Set(['nate']), 1)).toBeUndefined();
+    // An irregular past meets the question's present; the question's own modifier ends the filler.
+    expect(gapFiller('Anyway, I took my turtles to the beach in Tampa yesterday.', 'What did Nate take to the beach in Tampa?', new Set(['nate', 'tampa']), 1)).toBe('turtles');
+    expect(gapFiller('I made a stained glass window for a local church.', 'What did Caroline make for a local church?', new Set(['caroline']), 1)).toBe('a stained glass window');
     // Through the answerer: the filler answers; without the rule, the line less its echo does.
     const studio = [source('s', "Jon: I'm working on opening a dance studio, fingers crossed!", 0.8)];
     expect((await answer('What is Jon working on opening?', studio, 'fast', { ...PLAIN, trimEcho: true, gapRun: 2 })).text).toBe('a dance studio');
@@ -735,6 +738,17 @@ describe('answer text helpers', () => {
     const echo = [source('e', 'Jon: The opening has been so much work.', 0.95), source('s', "Jon: I'm working on opening a dance studio.", 0.3)];
     expect((await answer('What is Jon working on opening?', echo, 'fast', { ...PLAIN, gapRun: 1 })).text).toBe('Jon: The opening has been so much work.');
     expect((await answer('What is Jon working on opening?', echo, 'fast', { ...PLAIN, window: 2, gapRun: 1, gapWindow: 2 })).text).toBe('a dance studio');
+  });
+
+  it('answers "why" with the reason a line gives (reasons)', async () => {
+    expect(reasonOf("Nate: I picked this color because it's bright and bold!")).toBe('bright and bold');
+    expect(reasonOf("Since I'm lactose intolerant I'm trying out dairy-free options.")).toBe('lactose intolerant');
+    expect(reasonOf('We went early since it was sunny and we could swim.')).toBe('sunny');
+    expect(reasonOf('I picked the blue one, it matched the sofa.')).toBeUndefined();
+    const hair = [source('h', "Nate: I picked this color because it's bright and bold, like me!", 0.8)];
+    expect((await answer('Why did Nate choose the hair color he did?', hair, 'fast', { ...PLAIN, reasons: true })).text).toBe('bright and bold');
+    // Only "why" asks for a reason.
+    expect((await answer('What color did Nate pick?', hair, 'fast', { ...PLAIN, reasons: true })).text).not.toBe('bright and bold');
   });
 
   it('answers "who" with the subject of the question\'s own verb, a tie with tieAnswers', async () => {

@@ -38,6 +38,8 @@ export interface AnswerParameters {
     readonly gapRun?: number;
     /** With gapRun: the best lines among which the first that fills the gap answers. */
     readonly gapWindow?: number;
+    /** "Why" answered with the reason the line gives. */
+    readonly reasons?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -45,9 +47,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8483,-0.5194,1.2854,-0.1672,-0.2805,0.4841,0.9047,-0.663,1.9903,0.5864,0.0781,-0.2247,1.4668,0.1751,0.9542,2.5875,0.0689,-0.3711,0.5397,-0.1468,0.1093], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 2, abstention: { bias: 0.609327, weights: [-0.464173, -0.419922, -2.052627, -0.171549, 1.016973, 0.657281, 0.509884, 0.203587, 2.292126, 2.570099, 2.064001] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 3, abstention: { bias: 0.261497, weights: [-0.487668, -0.291827, -1.968309, -0.267783, 1.199903, 0.709187, 0.65237, 0.356953, 2.473762, 2.473084, 2.025205] } },
   calibration: {
     facts: [],
-    passages: [[0.471, 0.1], [0.614, 0.176], [0.705, 0.177], [0.76, 0.255], [0.79, 0.314], [0.814, 0.314], [0.849, 0.36], [0.894, 0.451], [0.94, 0.51], [0.987, 0.667]],
+    passages: [[0.469, 0.098], [0.607, 0.196], [0.7, 0.2], [0.761, 0.235], [0.802, 0.311], [0.876, 0.427], [0.943, 0.49], [0.987, 0.712]],
   },
 };

@@ -76,9 +76,31 @@ export function wordKey(stemmed: string): string {
   return stemmed.length > 6 ? stemmed.slice(0, 6) : stemmed;
 }
 
-/** contentWords keyed by wordKey. */
+/**
+ * The present of common irregular verbs: a question asks with "did ... take" what a line tells with
+ * "took", which no stemmer meets.
+ */
+const IRREGULAR: Record<string, string> = Object.fromEntries(
+  (
+    'took:take taken:take made:make found:find saw:see seen:see went:go gone:go got:get gotten:get bought:buy brought:bring ' +
+    'gave:give given:give thought:think told:tell said:say felt:feel kept:keep left:leave met:meet ran:run sent:send spent:spend ' +
+    'won:win wrote:write written:write ate:eat eaten:eat began:begin begun:begin built:build caught:catch chose:choose chosen:choose ' +
+    'drew:draw drawn:draw drove:drive driven:drive fell:fall flew:fly forgot:forget grew:grow grown:grow heard:hear held:hold ' +
+    'knew:know known:know lost:lose paid:pay rode:ride sang:sing sat:sit sold:sell stood:stand swam:swim taught:teach threw:throw ' +
+    'wore:wear became:become came:come learnt:learn learned:learn'
+  )
+    .split(' ')
+    .map((pair) => pair.split(':') as [string, string]),
+);
+
+/** A word's present when it is an irregular verb's past ("took" -> "take"); the word itself otherwise. */
+export function presentOf(word: string): string {
+  return IRREGULAR[word] ?? word;
+}
+
+/** contentWords keyed by wordKey, an irregular past keyed as its present ("took" meets "take"). */
 export function termsOf(text: string): string[] {
-  return contentWords(text).map(wordKey);
+  return writtenWords(text).map((word) => wordKey(stem(presentOf(word))));
 }
 
 /** Tokens as a reader counts them: words, numbers and punctuation marks. */

@@ -20,7 +20,7 @@ import {
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
 import { asksForNamedThing, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WORKS_QUESTION, type QuestionKind } from './question-forms.js';
-import { gapFiller } from './gap-filler.js';
+import { gapFiller, reasonOf } from './gap-filler.js';
 import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase } from './typed-spans.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
@@ -127,6 +127,8 @@ export interface AnswerRules {
    * its gap, when the best line's do not (its best line may only echo the question: "I love my job!").
    */
   readonly gapWindow?: number;
+  /** A "why" question is answered with the reason its line gives ("because it's bright and bold"; reasonOf). */
+  readonly reasons?: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -215,6 +217,9 @@ export function abstains(model: AbstentionModel | undefined, signals: readonly n
  * Per tier: sentences in the answer, sentences of multi-sentence memories embedded to rank them, and whether a
  * typed question (when, who, where, how many) is answered by the span alone or by the span and its sentence.
  */
+/** A question for a reason. */
+const WHY_QUESTION = /^\s*why\b/iu;
+
 const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: number; readonly spanOnly: boolean }> = {
   fast: { sentences: 1, embed: 0, spanOnly: true },
   default: { sentences: 1, embed: 4, spanOnly: true },
@@ -493,6 +498,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     const answerOf = (candidate: Candidate) =>
       kind === 'other'
         ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
+          (this.rules.reasons && WHY_QUESTION.test(request.question) ? reasonOf(candidate.text) : undefined) ??
           (this.rules.gapRun ? gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun) : undefined) ??
           (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
         : (this.typedSpan(kind, candidate.text, questionNames, known, request.question) ?? candidate.text);
@@ -650,6 +656,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     } else if (kind === 'other') {
       const phrase = (candidate: Candidate) =>
         (this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
+        (this.rules.reasons && WHY_QUESTION.test(request.question) ? reasonOf(candidate.text) : undefined) ??
         (this.rules.gapRun ? gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun) : undefined) ??
         (this.rules.focusWords > 0 ? focusSpan(candidate.text, questionWordSet, this.rules.focusWords) : undefined) ??
         (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text);

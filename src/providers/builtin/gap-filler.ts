@@ -5,7 +5,7 @@
  * with the words after it ("a dance studio"). The built-in answerer's line ranker chooses the line; this
  * chooses its words.
  */
-import { isStopword, MONTHS, stem, wordKey } from '../../core/answers/text.js';
+import { isStopword, MONTHS, presentOf, stem, wordKey } from '../../core/answers/text.js';
 
 /** Words a question's gap may be followed by: a phrase that only places or times the asked thing. */
 const MODIFIER_OPENERS = new Set([
@@ -40,11 +40,19 @@ interface Token {
 /** Words that only time a phrase: a question's "on 23 January, 2022" or "last Friday" is no phrase of it. */
 const CALENDAR = new RegExp(`^(?:${MONTHS.join('|')}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|year|day|morning|evening|night|\\d+(?:st|nd|rd|th)?)$`, 'iu');
 
+/**
+ * Verbs the stopword list holds because they say little in a search ("make", "get", "go"), but which a
+ * question's phrase needs: "What did Caroline make for a local church?" asks after "make".
+ */
+const PHRASE_VERBS = new Set(['make', 'get', 'go', 'going', 'think', 'know', 'like']);
+
 function tokens(text: string, names: ReadonlySet<string>): Token[] {
   return [...text.matchAll(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)].map((match) => {
-    const word = match[0].toLowerCase().replace(/’/gu, "'");
-    const content = word.length > 1 && !isStopword(word) && !names.has(word) && !MODIFIER_OPENERS.has(word) && !CALENDAR.test(word);
-    return { word, key: wordKey(stem(word)), content, end: (match.index ?? 0) + match[0].length };
+    const written = match[0].toLowerCase().replace(/’/gu, "'");
+    const word = presentOf(written);
+    const content =
+      word.length > 1 && (!isStopword(word) || PHRASE_VERBS.has(word)) && !names.has(written) && !MODIFIER_OPENERS.has(word) && !CALENDAR.test(word);
+    return { word: written, key: wordKey(stem(word)), content, end: (match.index ?? 0) + match[0].length };
   });
 }
 
@@ -162,8 +170,50 @@ function filler(rest: string, askedKeys: ReadonlySet<string>): string | undefine
     if (PHRASE_END.has(word)) break;
     // "and" joins a list's items ("Bach and Mozart") but also the next clause ("and we loved it").
     if (word === 'and' && PHRASE_END.has(bare(parts[at + 1] ?? ''))) break;
+    // The question's own modifier ends the filler: "What did Nate take to the beach?" over "I took my
+    // turtles to the beach in Tampa" is filled by "turtles".
+    if (out.length > 0 && MODIFIER_OPENERS.has(word) && asksNext(parts, at + 1)) break;
     out.push(parts[at] ?? '');
   }
   while (out.length > 0 && isStopword(bare(out[out.length - 1] ?? ''))) out.pop();
+  return out.length > 0 ? out.join(' ') : undefined;
+
+  /** Whether the first content word from `at` on is one of the question's. */
+  function asksNext(words: readonly string[], at: number): boolean {
+    for (let next = at; next < words.length; next++) {
+      const word = bare(words[next] ?? '');
+      if (isStopword(word)) continue;
+      return askedKeys.has(wordKey(stem(presentOf(word))));
+    }
+    return false;
+  }
+}
+
+/** Words that give a reason: what follows answers "why". */
+const REASON = /(?:^|[\s,(])(?:because(?:\s+of)?|['’]?cause|cos|since|so that)\s+/iu;
+
+/** A subject with its "be" that opens a reason and says nothing of it ("because it's bright"). */
+const SUBJECT_BE = /^(?:it['’]s|i['’]m|they['’]re|we['’]re|he['’]s|she['’]s|you['’]re|it\s+is|it\s+was|they\s+are|i\s+am|i\s+was)\s+/iu;
+
+/**
+ * The reason a line gives, for a "why" question: the words after "because", "'cause", "since" or "so that"
+ * up to the end of their clause ("I picked this color because it's bright and bold" gives "bright and
+ * bold"). Undefined when the line gives none.
+ */
+export function reasonOf(sentence: string): string | undefined {
+  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const marker = REASON.exec(text);
+  if (!marker) return undefined;
+  let rest = text.slice((marker.index ?? 0) + marker[0].length);
+  rest = rest.replace(SUBJECT_BE, '');
+  const clause = rest.split(/[,;:!?.()"“”]|\s[–—-]\s/u)[0] ?? '';
+  const out: string[] = [];
+  for (const part of clause.split(/\s+/u).filter((word) => /[\p{L}\p{N}]/u.test(word))) {
+    const word = part.toLowerCase().replace(/’/gu, "'").replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (out.length > 0 && (PHRASE_END.has(word) || /^(?:so|but|and\s+then)$/u.test(word)) && word !== 'i' && word !== 'we' && word !== 'they') break;
+    if (out.length >= 10) break;
+    out.push(part);
+  }
+  while (out.length > 0 && isStopword(out[out.length - 1]?.toLowerCase() ?? '')) out.pop();
   return out.length > 0 ? out.join(' ') : undefined;
 }
