@@ -87,6 +87,7 @@ import { LanceLeaseStore, leasesSchema } from './lease-table.js';
 import { RecordTable } from './record-table.js';
 import { isCommitConflict, TableWriter } from './table-writer.js';
 import { PacedTrigger } from './paced-trigger.js';
+import { VectorSearchBatcher } from './vector-search-batch.js';
 
 type Row = Record<string, unknown>;
 
@@ -410,6 +411,8 @@ class LanceMemoryStore implements MemoryStore {
     readonly accountId: string,
     private readonly tables: Tables,
     private readonly modelId: string,
+    /** Shared by every account's store: searches of different accounts differ in their filter and never share a query. */
+    private readonly vectorSearches: VectorSearchBatcher,
   ) {}
 
   private chunkRows(memory: MemoryRecord, chunks: readonly ChunkInput[]): Row[] {
@@ -588,10 +591,8 @@ class LanceMemoryStore implements MemoryStore {
   }
 
   async vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]> {
-    const search = (postfilter: boolean) => {
-      const query = this.tables.chunks.table.query().nearestTo(vector).distanceType('cosine').where(filterPredicate(this.accountId, filter));
-      return (postfilter ? query.postfilter() : query).select(['memory_id', 'seq', 'text', '_distance']).limit(k).toArray();
-    };
+    const where = filterPredicate(this.accountId, filter);
+    const search = (postfilter: boolean) => this.vectorSearches.search(vector, { where, postfilter, limit: k });
     // Without a vector index LanceDB compares the query with every passage, and a filter applied first
     // (prefilter) costs more than the scan itself, more so with more passages (bench/README.md, "Vector
     // search: the account filter after the scan"). A search filtered by its account alone, in a store most
@@ -600,10 +601,10 @@ class LanceMemoryStore implements MemoryStore {
     // passages among them, or the account holds fewer than k), the filtered search answers.
     let rows: Row[] | null = null;
     if (accountOnly(filter)) {
-      rows = (await search(true)) as Row[];
+      rows = await search(true);
       if (rows.length < k) rows = null;
     }
-    rows ??= (await search(false)) as Row[];
+    rows ??= await search(false);
     return rows.map((row: Row) => ({
       memoryId: str(row, 'memory_id'),
       seq: num(row, 'seq'),
@@ -837,6 +838,7 @@ class LanceStorage implements LanceStore {
   private compactingSearch: Promise<SearchCompactionReport | null> | null = null;
   /** Orphaned passages can only come from a crash, so the first maintenance pass after a start looks for them. */
   private orphansSwept = false;
+  private readonly vectorSearches: VectorSearchBatcher;
 
   constructor(
     private readonly db: Connection,
@@ -846,6 +848,7 @@ class LanceStorage implements LanceStore {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
     this.leaseStore = new LanceLeaseStore(tables.leases);
+    this.vectorSearches = new VectorSearchBatcher(tables.chunks.table);
     this.maintenance = new PacedTrigger({
       every: options.maintainEveryWrites ?? DEFAULT_MAINTAIN_EVERY_WRITES,
       pending: () => this.writesSinceMaintenance,
@@ -1003,7 +1006,7 @@ class LanceStorage implements LanceStore {
   }
 
   memories(accountId: string): MemoryStore {
-    return gated(new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId), this.gate, ['insert', 'replace', 'delete', 'putMany']);
+    return gated(new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId, this.vectorSearches), this.gate, ['insert', 'replace', 'delete', 'putMany']);
   }
 
   knowledge(accountId: string): KnowledgeStore {
