@@ -337,6 +337,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       timings,
       embedder: embedder.load ? () => embedder.load?.() ?? EMPTY_EMBEDDER_LOAD : undefined,
       commits: storage.commitLoad ? () => storage.commitLoad?.() ?? { commits: 0, rows: 0, ms: 0 } : undefined,
+      vectorSearches: storage.vectorSearchLoad ? () => storage.vectorSearchLoad?.() ?? { queries: 0, searches: 0 } : undefined,
     },
     LOAD_WINDOW_SECONDS,
   );

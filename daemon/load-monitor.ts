@@ -2,7 +2,7 @@ import { monitorEventLoopDelay, performance, type EventLoopUtilization, type Int
 import type { Worker } from 'node:worker_threads';
 import type { Lane, LaneLoad } from '../src/core/scheduling/admission.js';
 import type { RequestTimings, RequestTypeLoad } from '../src/core/scheduling/request-timings.js';
-import type { CommitLoad } from '../src/core/ports.js';
+import type { CommitLoad, VectorSearchLoad } from '../src/core/ports.js';
 import type { EmbedderLoad } from '../src/providers/spec.js';
 import { runningWorkers } from '../src/providers/builtin/worker-spawn.js';
 
@@ -23,6 +23,7 @@ export interface LoadReport {
     readonly workingMs: number;
   } | null;
   readonly commits: { readonly perSecond: number; readonly rowsPerCommit: number; readonly meanMs: number } | null;
+  readonly vectorSearches: { readonly queriesPerSecond: number; readonly searchesPerSecond: number; readonly searchesPerQuery: number } | null;
 }
 
 export interface LoadSources {
@@ -30,6 +31,7 @@ export interface LoadSources {
   readonly timings: RequestTimings;
   readonly embedder?: (() => EmbedderLoad) | undefined;
   readonly commits?: (() => CommitLoad) | undefined;
+  readonly vectorSearches?: (() => VectorSearchLoad) | undefined;
 }
 
 interface Tick {
@@ -43,6 +45,7 @@ interface Tick {
   readonly delayMax: number;
   readonly embedder: EmbedderLoad | null;
   readonly commits: CommitLoad | null;
+  readonly vectorSearches: VectorSearchLoad | null;
 }
 
 const TICK_MS = 1000;
@@ -70,7 +73,8 @@ export function cpuShares(cpuMs: number, mainBusyMs: number, workerBusyMs: Recor
  * (monitorEventLoopDelay) and utilisation, CPU of the whole process and the busy share of the main thread
  * and of each kind of worker thread (their event-loop utilisation: the models run synchronously on them, so
  * busy is CPU), the rest (LanceDB's threads, GC, I/O) as the difference; the lanes' queues; per request type
- * the time queued and working; the embedder's rate and batches; commits per second and their duration.
+ * the time queued and working; the embedder's rate and batches; commits per second and their duration;
+ * vector queries per second and how many searches each answered.
  */
 export class LoadMonitor {
   private readonly ticks: Tick[] = [];
@@ -119,6 +123,7 @@ export class LoadMonitor {
       delayMax: histogram.count > 0 ? histogram.max / 1e6 : 0,
       embedder: this.sources.embedder?.() ?? null,
       commits: this.sources.commits?.() ?? null,
+      vectorSearches: this.sources.vectorSearches?.() ?? null,
     };
     histogram.reset();
     return tick;
@@ -141,6 +146,7 @@ export class LoadMonitor {
     const seconds = elapsedMs / 1000;
     const embedder = last.embedder && first.embedder ? embedderRates(first.embedder, last.embedder, seconds) : null;
     const commits = last.commits && first.commits ? commitRates(first.commits, last.commits, seconds) : null;
+    const vectorSearches = last.vectorSearches && first.vectorSearches ? vectorSearchRates(first.vectorSearches, last.vectorSearches, seconds) : null;
     return {
       windowSeconds: round(seconds, 1),
       eventLoop: {
@@ -154,6 +160,7 @@ export class LoadMonitor {
       requests: this.sources.timings.snapshot(),
       embedder,
       commits,
+      vectorSearches,
     };
   }
 
@@ -182,6 +189,16 @@ function commitRates(before: CommitLoad, after: CommitLoad, seconds: number): No
     perSecond: round(commits / seconds, 1),
     rowsPerCommit: round(commits > 0 ? (after.rows - before.rows) / commits : 0, 1),
     meanMs: round(commits > 0 ? (after.ms - before.ms) / commits : 0, 1),
+  };
+}
+
+function vectorSearchRates(before: VectorSearchLoad, after: VectorSearchLoad, seconds: number): NonNullable<LoadReport['vectorSearches']> {
+  const queries = after.queries - before.queries;
+  const searches = after.searches - before.searches;
+  return {
+    queriesPerSecond: round(queries / seconds, 1),
+    searchesPerSecond: round(searches / seconds, 1),
+    searchesPerQuery: round(queries > 0 ? searches / queries : 0, 2),
   };
 }
 

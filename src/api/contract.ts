@@ -603,6 +603,14 @@ export const LoadStatus = z.object({
     .object({ perSecond: z.number(), rowsPerCommit: z.number(), meanMs: z.number() })
     .nullable()
     .describe('LanceDB writes (each a new table version)'),
+  vectorSearches: z
+    .object({
+      queriesPerSecond: z.number().describe('Vector queries sent to LanceDB'),
+      searchesPerSecond: z.number().describe('Vector searches those queries answered'),
+      searchesPerQuery: z.number().describe('Searches each query answered: concurrent searches with the same filter and depth share one query'),
+    })
+    .nullable()
+    .describe('The vector step of searches'),
 });
 export type LoadStatus = z.infer<typeof LoadStatus>;
 

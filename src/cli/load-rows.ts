@@ -28,6 +28,10 @@ export function loadRows(load: LoadStatus, topTypes = 6): [string, string][] {
     ]);
   }
   if (load.commits) rows.push(['commits', `${load.commits.perSecond}/s, ${load.commits.rowsPerCommit} rows each, ${ms(load.commits.meanMs)} each`]);
+  if (load.vectorSearches) {
+    const v = load.vectorSearches;
+    rows.push(['vector queries', `${v.queriesPerSecond}/s for ${v.searchesPerSecond} searches/s, searches per vector query ${v.searchesPerQuery}`]);
+  }
   for (const [index, type] of load.requests.slice(0, topTypes).entries()) {
     rows.push([
       index === 0 ? 'requests' : '',

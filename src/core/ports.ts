@@ -216,6 +216,8 @@ export interface Storage {
   totalMemories(): Promise<number>;
   /** Writes committed so far (each a new table version), the rows they appended and their time: for GET /v1/status. */
   commitLoad?(): CommitLoad;
+  /** Vector queries sent so far and the searches they answered (concurrent searches share one): for GET /v1/status. */
+  vectorSearchLoad?(): VectorSearchLoad;
   /**
    * Copies the whole data directory into `targetDir` (which must not exist) while writes wait: every
    * table's writer is held, in a fixed order, for the copy, and maintenance does not run meanwhile. A local
@@ -230,6 +232,11 @@ export interface CommitLoad {
   readonly rows: number;
   /** Summed duration of the commits (ms); concurrent commits to different tables overlap. */
   readonly ms: number;
+}
+
+export interface VectorSearchLoad {
+  readonly queries: number;
+  readonly searches: number;
 }
 
 export interface MaintenanceReport {

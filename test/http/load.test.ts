@@ -178,7 +178,10 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
     expect(t.deps.load.admission.load().search).toMatchObject({ running: 0, queued: 0 });
   });
 
-  it('GET /v1/status reports the load: lanes, request types queued vs working, embedder, commits, CPU, event loop', async () => {
+  it('GET /v1/status reports the load: lanes, request types queued vs working, embedder, commits, vector queries, CPU, event loop', async () => {
+    // Two searches at once (the lane's one slot and its one place in the queue), so the window has some.
+    const searches = await Promise.all(['kite festival', 'ferry timetable'].map((query) => t.request({ method: 'POST', url: '/v1/search', payload: { query } })));
+    expect(searches.map((response) => response.statusCode)).toEqual([200, 200]);
     const status = json(await t.request({ method: 'GET', url: '/v1/status' }));
     const load = status.load;
     expect(load.windowSeconds).toBeGreaterThan(0);
@@ -194,5 +197,8 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
     expect(search.workingMs.p50).toBeGreaterThan(0);
     expect(load.embedder.workers).toBeGreaterThanOrEqual(1);
     expect(load.commits).not.toBeNull();
+    expect(load.vectorSearches.queriesPerSecond).toBeGreaterThan(0);
+    expect(load.vectorSearches.searchesPerSecond).toBeGreaterThanOrEqual(load.vectorSearches.queriesPerSecond);
+    expect(load.vectorSearches.searchesPerQuery).toBeGreaterThanOrEqual(1);
   });
 });

@@ -39,6 +39,18 @@ describe('GET /v1/status', () => {
         ollama: { reachable: expect.any(Boolean) },
         vectors: { missing: 0 },
       });
+      // Concurrent searches: each counted once, in vector queries that may each answer several of them.
+      const searches = await Promise.all(
+        ['status', 'check', 'note', 'notes on status', 'a check', 'the note', 'status note', 'check note'].map((query) =>
+          t.request({ method: 'POST', url: '/v1/search', payload: { query, threshold: 0 } }),
+        ),
+      );
+      expect(searches.map((response) => response.statusCode)).toEqual(searches.map(() => 200));
+      const after = (await t.request({ method: 'GET', url: '/v1/status' })).json();
+      const vector = after.load.vectorSearches;
+      expect(vector.queriesPerSecond).toBeGreaterThan(0);
+      expect(vector.searchesPerSecond).toBeGreaterThanOrEqual(vector.queriesPerSecond);
+      expect(vector.searchesPerQuery).toBeGreaterThanOrEqual(1);
     } finally {
       await t.close();
     }

@@ -12,6 +12,7 @@ const STATUS_LOAD: Omit<LoadStatus, 'lanes'> = {
   requests: [],
   embedder: null,
   commits: null,
+  vectorSearches: null,
 };
 
 const limits = (search: LaneLimits, read: LaneLimits = { concurrency: 2, maxQueued: 2 }) => ({
@@ -31,6 +32,11 @@ describe('admission lanes', () => {
     await Promise.resolve();
     expect(admission.load().search).toMatchObject({ running: 2, queued: 3, concurrency: 2, maxQueued: 10 });
     expect(loadRows({ ...STATUS_LOAD, lanes: admission.load() }).find(([name]) => name === 'queues')?.[1]).toContain('search 2/2 running, 3 waiting');
+    expect(loadRows({ ...STATUS_LOAD, lanes: admission.load() }).find(([name]) => name === 'vector queries')).toBeUndefined();
+    const shared = { queriesPerSecond: 3, searchesPerSecond: 3.9, searchesPerQuery: 1.3 };
+    expect(loadRows({ ...STATUS_LOAD, vectorSearches: shared, lanes: admission.load() }).find(([name]) => name === 'vector queries')?.[1]).toBe(
+      '3/s for 3.9 searches/s, searches per vector query 1.3',
+    );
     first.release();
     second.release();
     const third = await waiting[0];

@@ -18,6 +18,7 @@ import type {
   Storage,
   StoreSnapshot,
   UsageStore,
+  VectorSearchLoad,
   WatchStore,
 } from '../../core/ports.js';
 import type { SortKey } from '../../core/query/fields.js';
@@ -1025,6 +1026,10 @@ class LanceStorage implements LanceStore {
       load.ms += writer.commits.ms;
     }
     return load;
+  }
+
+  vectorSearchLoad(): VectorSearchLoad {
+    return { ...this.vectorSearches.counts };
   }
 
   private searchTablesCompactOnTheirOwn(): boolean {
