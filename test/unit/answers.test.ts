@@ -154,10 +154,12 @@ describe('the built-in answerer\'s lists and abstention', () => {
   ];
 
   it('isListQuestion: plural and "both" questions ask for several things; single ones do not', () => {
-    for (const question of ['What desserts has Maria made?', 'What are some changes Caroline has faced?', 'Which city have both Jean and John visited?', 'What are the names of John\'s children?']) {
+    for (const question of ['What desserts has Maria made?', 'What are some changes Caroline has faced?', 'Which city have both Jean and John visited?', 'What are the names of John\'s children?', 'What board games has Nate played?', 'What events for veterans has John participated in?']) {
       expect(isListQuestion(question), question).toBe(true);
     }
-    for (const question of ['What did Maria make?', 'What is the name of Maria\'s puppy?', 'Where did Melanie go camping?']) {
+    // A plural head of several words asks for a list in the perfect only ("has played" piles up over time);
+    // "What kind of books does..." asks for one kind.
+    for (const question of ['What did Maria make?', 'What is the name of Maria\'s puppy?', 'Where did Melanie go camping?', 'What kind of books does Nate enjoy?', 'Which dairy-free dessert flavors does Nate enjoy?', 'What kind of films has Joanna liked?']) {
       expect(isListQuestion(question), question).toBe(false);
     }
   });

@@ -21,7 +21,11 @@ export function isListQuestion(question: string): boolean {
   return (
     /^(?:what|which) (?:are|were|have|has)\b/.test(q) ||
     /\b(?:both|all the|some|names of|kinds of|types of|what \w+s (?:has|have|did|does|do))\b/.test(q) ||
-    /^(?:what|which) \w+(?:ies|s) (?:has|have|did|does|do|are|were)\b/.test(q)
+    /^(?:what|which) \w+(?:ies|s) (?:has|have|did|does|do|are|were)\b/.test(q) ||
+    // A plural head of two or three words, or with its own modifier, asked in the perfect: what has piled
+    // up over time ("What board games has Nate played?", "What events for veterans has John joined?").
+    /^(?:what|which) (?!(?:kind|type|sort) of\b)(?:[\w-]+ ){1,2}[\w-]+[^s\W]s (?:has|have)\b/.test(q) ||
+    /^(?:what|which) [\w-]+[^s\W]s (?:for|of|in|at|with|about) (?:[\w'-]+ ){1,3}(?:has|have)\b/.test(q)
   );
 }
 
