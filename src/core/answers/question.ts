@@ -1,4 +1,4 @@
-import { contentWords, isStopword, properNouns, words } from './text.js';
+import { contentWords, isAuxiliary, isStopword, properNouns, words } from './text.js';
 
 /**
  * What a question asks for, read the way the answerers need it: the type of the answer, the names it gives
@@ -110,9 +110,6 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   };
 }
 
-/** Auxiliaries that end a wh-phrase: "What course | did Priya take?". */
-const AUXILIARIES = new Set('is was are were be do does did has have had will would can could should might may'.split(' '));
-
 /**
  * The stemmed content words of the thing a "what/which" question names as its answer's kind ("What course
  * did Priya take?" -> course; "What kind of cake did Dan bake?" -> cake; "Which jazz singers..."
@@ -129,7 +126,7 @@ export function headWords(question: string): string[] {
   const head: string[] = [];
   for (; at < tokens.length && head.length < 3; at++) {
     const token = tokens[at] ?? '';
-    if (AUXILIARIES.has(token)) break;
+    if (isAuxiliary(token)) break;
     head.push(token);
   }
   return at < tokens.length ? contentWords(head.join(' ')) : [];

@@ -32,6 +32,14 @@ const OPENERS = new Set(
   'met meet call called ask asked email emailed tell told send sent pay paid buy bought talk talked lunch dinner visit visited remind reminder check review discuss discussed plan book booked follow note todo ask letter message'.split(' '),
 );
 
+/** Verbs that help another: they end a wh-phrase ("What course | did Priya take?") and take no doer. */
+const AUXILIARIES = new Set('is are was were be been do does did has have had will would can could should shall may might must'.split(' '));
+
+/** Whether a word (any case) is an auxiliary verb. */
+export function isAuxiliary(word: string): boolean {
+  return AUXILIARIES.has(word.toLowerCase());
+}
+
 /** Whether a word opens a note's line as a verb or an errand ("Met", "Called", "Lunch"): no name. */
 export function isOpener(word: string): boolean {
   return OPENERS.has(word.toLowerCase());

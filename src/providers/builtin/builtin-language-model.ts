@@ -19,9 +19,9 @@ import {
   words,
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
-import { asksForNamedThing, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WORKS_QUESTION, type QuestionKind } from './question-forms.js';
+import { asksForNamedThing, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WHY_QUESTION, WORKS_QUESTION, type QuestionKind } from './question-forms.js';
 import { gapFiller, reasonOf } from './gap-filler.js';
-import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase } from './typed-spans.js';
+import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase, withoutLabel } from './typed-spans.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
 
@@ -212,14 +212,10 @@ export function abstains(model: AbstentionModel | undefined, signals: readonly n
   return model.bias + model.weights.reduce((sum, weight, index) => sum + weight * (signals[index] ?? 0), 0) > 0;
 }
 
-
 /**
  * Per tier: sentences in the answer, sentences of multi-sentence memories embedded to rank them, and whether a
  * typed question (when, who, where, how many) is answered by the span alone or by the span and its sentence.
  */
-/** A question for a reason. */
-const WHY_QUESTION = /^\s*why\b/iu;
-
 const TIERS: Record<AnswerTier, { readonly sentences: number; readonly embed: number; readonly spanOnly: boolean }> = {
   fast: { sentences: 1, embed: 0, spanOnly: true },
   default: { sentences: 1, embed: 4, spanOnly: true },
@@ -255,7 +251,7 @@ const CLAUSE_BREAK = /[,;:!?.()"“”]|\s[–—-]\s|\b(?:but|because|so|althou
  * gives "rowing clubs lately". Undefined when nothing remains.
  */
 function focusSpan(sentence: string, questionWords: ReadonlySet<string>, limit: number): string | undefined {
-  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const text = withoutLabel(sentence);
   const clauses = text.split(new RegExp(CLAUSE_BREAK.source, 'giu')).map((clause) => clause.trim()).filter(Boolean);
   const scored = clauses
     .map((clause) => ({ clause, words: clause.split(/\s+/), hits: tokensOf(clause).filter((token) => questionWords.has(token.word)).length }))
@@ -286,7 +282,7 @@ function focusSpan(sentence: string, questionWords: ReadonlySet<string>, limit: 
  * stopwords or the question's own words removed; the line itself when nothing would remain.
  */
 function withoutEcho(sentence: string, questionWords: ReadonlySet<string>): string {
-  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const text = withoutLabel(sentence);
   const bare = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}'’]/gu, '');
   const idle = (word: string) => {
     const core = bare(word);
@@ -494,15 +490,26 @@ export class BuiltinLanguageModel implements LanguageModel {
     const { candidates, questionNames, questionWordSet } = await this.candidatesOf(request, kind);
     const known = knownNames(request);
     // What the answer would be were the line ranked first (a list question's other items aside): its typed
-    // phrase, quoted title or the line less its echo, as fromPassages gives it.
+    // phrase or its untyped one (phraseOf), as fromPassages gives it.
     const answerOf = (candidate: Candidate) =>
       kind === 'other'
-        ? ((this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
-          (this.rules.reasons && WHY_QUESTION.test(request.question) ? reasonOf(candidate.text) : undefined) ??
-          (this.rules.gapRun ? gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun) : undefined) ??
-          (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text))
+        ? this.phraseOf(candidate.text, request.question, questionNames, questionWordSet)
         : (this.typedSpan(kind, candidate.text, questionNames, known, request.question) ?? candidate.text);
     return candidates.map((candidate) => ({ text: candidate.text, answer: answerOf(candidate), sourceId: candidate.source.id, features: lineFeatures(candidate) }));
+  }
+
+  /**
+   * An untyped line's phrase, as the rules give it: its quoted title, the reason it gives a "why" question,
+   * the words that fill a "what" question's gap, its focus, or the line less its echo.
+   */
+  private phraseOf(sentence: string, question: string, questionNames: ReadonlySet<string>, questionWords: ReadonlySet<string>): string {
+    return (
+      (this.rules.quotedTitles ? quotedTitle(sentence, questionWords) : undefined) ??
+      (this.rules.reasons && WHY_QUESTION.test(question) ? reasonOf(sentence) : undefined) ??
+      (this.rules.gapRun ? gapFiller(sentence, question, questionNames, this.rules.gapRun) : undefined) ??
+      (this.rules.focusWords > 0 ? focusSpan(sentence, questionWords, this.rules.focusWords) : undefined) ??
+      (this.rules.trimEcho ? withoutEcho(sentence, questionWords) : sentence)
+    );
   }
 
   /**
@@ -580,7 +587,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           news: [...present].filter((word) => !questionTermSet.has(word) && !questionNames.has(word)).length,
           byAsked: askedSpeaker(speakerLabel(text)),
           lineIndex,
-          newName: properNouns(text.replace(/^[^:]{1,40}:\s/u, '')).some((name) => !questionNames.has(name.toLowerCase())),
+          newName: properNouns(withoutLabel(text)).some((name) => !questionNames.has(name.toLowerCase())),
           reply,
           head: head.some((word) => present.has(word)),
           memory,
@@ -654,19 +661,14 @@ export class BuiltinLanguageModel implements LanguageModel {
       const date = dateOf(best, request.question);
       text = concise ? date : `${date} — ${text}`;
     } else if (kind === 'other') {
-      const phrase = (candidate: Candidate) =>
-        (this.rules.quotedTitles ? quotedTitle(candidate.text, questionWordSet) : undefined) ??
-        (this.rules.reasons && WHY_QUESTION.test(request.question) ? reasonOf(candidate.text) : undefined) ??
-        (this.rules.gapRun ? gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun) : undefined) ??
-        (this.rules.focusWords > 0 ? focusSpan(candidate.text, questionWordSet, this.rules.focusWords) : undefined) ??
-        (this.rules.trimEcho ? withoutEcho(candidate.text, questionWordSet) : candidate.text);
+      const phrase = (candidate: Candidate) => this.phraseOf(candidate.text, request.question, questionNames, questionWordSet);
       if (concise) text = phrase(best);
       // The conversation's own speakers are addressed, not named as the answer.
       const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)?.toLowerCase()).filter((label) => label !== undefined));
       // A question for works (books, songs, films) is not answered by their makers: "Piranesi by Susanna Clarke".
       const asksWorks = WORKS_QUESTION.test(request.question.trim());
       const newNames = (candidate: Candidate, title: string | undefined) => {
-        const text = candidate.text.replace(/^[^:]{1,40}:\s/u, '');
+        const text = withoutLabel(candidate.text);
         return properNouns(text).filter((name) => {
           const lower = name.toLowerCase();
           if (asksWorks && new RegExp(`\\bby\\s+${escapeRegExp(name)}`, 'u').test(text)) return false;
@@ -798,7 +800,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     if (asksSpeaker) {
       const nameWords = new Set([...questionNames].flatMap((name) => contentWords(name)));
       const asked = questionWords.filter((word) => !nameWords.has(word));
-      const said = (lines: readonly Candidate[]) => new Set(lines.flatMap((c) => contentWords(c.text.replace(/^[^:]{1,40}:\s/u, ''))));
+      const said = (lines: readonly Candidate[]) => new Set(lines.flatMap((c) => contentWords(withoutLabel(c.text))));
       const own = said(named);
       const others = said(spoken.filter((c) => !c.byAsked));
       othersOnly = asked.length === 0 ? 0 : asked.filter((word) => others.has(word) && !own.has(word)).length / asked.length;
@@ -833,7 +835,7 @@ function dateOf(candidate: Candidate, question: string): string {
 /** The names the memories use (speakers, capitalised words past the label), lowercased: see answerSpan. */
 function knownNames(request: AnswerRequest): Set<string> {
   return new Set(
-    request.sources.flatMap((source) => [speakerLabel(source.content) ?? '', ...properNouns(source.content.replace(/^[^:]{1,40}:\s/u, ''))]).map((name) => name.toLowerCase()),
+    request.sources.flatMap((source) => [speakerLabel(source.content) ?? '', ...properNouns(withoutLabel(source.content))]).map((name) => name.toLowerCase()),
   );
 }
 

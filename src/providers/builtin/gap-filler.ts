@@ -5,7 +5,9 @@
  * with the words after it ("a dance studio"). The built-in answerer's line ranker chooses the line; this
  * chooses its words.
  */
-import { isStopword, MONTHS, presentOf, stem, wordKey } from '../../core/answers/text.js';
+import { isAuxiliary, isStopword, MONTHS, presentOf, stem, wordKey } from '../../core/answers/text.js';
+import { WHAT_QUESTION } from './question-forms.js';
+import { withoutLabel } from './typed-spans.js';
 
 /** Words a question's gap may be followed by: a phrase that only places or times the asked thing. */
 const MODIFIER_OPENERS = new Set([
@@ -21,11 +23,6 @@ const PHRASE_END = new Set([
   'i', "i'm", "i've", "i'll", "i'd", 'we', "we're", "we've", 'he', 'she', 'they', "they're", 'it', "it's", 'you', "you're",
   'last', 'next', 'yesterday', 'today', 'tonight', 'tomorrow', 'lately', 'recently', 'too',
 ]);
-
-/** A question for a thing: "what" or "which", perhaps after a preposition ("In what way..."). */
-const WHAT_QUESTION = /^(?:(?:in|at|to|from|for|on|with|about)\s+)?(?:what|which)\b/iu;
-
-const AUXILIARY = /^(?:is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|might)$/u;
 
 /** At most this many words fill a gap: LoCoMo's and people's answers are phrases, not sentences. */
 const MAX_WORDS = 8;
@@ -45,6 +42,11 @@ const CALENDAR = new RegExp(`^(?:${MONTHS.join('|')}|monday|tuesday|wednesday|th
  * question's phrase needs: "What did Caroline make for a local church?" asks after "make".
  */
 const PHRASE_VERBS = new Set(['make', 'get', 'go', 'going', 'think', 'know', 'like']);
+
+/** A written word lower-cased, its curly apostrophe straightened, punctuation at either end dropped. */
+function bare(part: string): string {
+  return part.toLowerCase().replace(/’/gu, "'").replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+}
 
 function tokens(text: string, names: ReadonlySet<string>): Token[] {
   return [...text.matchAll(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)].map((match) => {
@@ -70,7 +72,7 @@ export function gapFiller(sentence: string, question: string, questionNames: Rea
   const nameWords = new Set([...questionNames].flatMap((name) => name.split(/\s+/u)));
   const asked = tokens(question, nameWords);
   const copular = isCopular(asked);
-  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const text = withoutLabel(sentence);
   const said = tokens(text, nameWords);
   const askedContent = asked.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
   const saidContent = said.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
@@ -144,7 +146,7 @@ function inModifier(asked: readonly Token[], index: number): boolean {
  * complement of "is", which a line gives after the phrase only with an "is" between.
  */
 function isCopular(asked: readonly Token[]): boolean {
-  const verb = asked.slice(1, 5).find((token) => AUXILIARY.test(token.word));
+  const verb = asked.slice(1, 5).find((token) => isAuxiliary(token.word));
   return verb !== undefined && /^(?:is|are|was|were)$/u.test(verb.word) && !asked.some((token) => token.content && /ing$/u.test(token.word));
 }
 
@@ -152,7 +154,6 @@ function isCopular(asked: readonly Token[]): boolean {
 function filler(rest: string, askedKeys: ReadonlySet<string>): string | undefined {
   const clause = rest.split(/[,;:!?.()"“”]|\s[–—-]\s/u)[0] ?? '';
   const parts = clause.split(/\s+/u).filter((part) => /[\p{L}\p{N}]/u.test(part));
-  const bare = (part: string) => part.toLowerCase().replace(/’/gu, "'").replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
   // Prepositions and articles lead to the filler ("for mental health"); a clause's own start ("and it was
   // awesome") means the line says something else after the question's phrase. "That" opens what was
   // realised or said ("I realised that self-care matters").
@@ -189,6 +190,12 @@ function filler(rest: string, askedKeys: ReadonlySet<string>): string | undefine
   }
 }
 
+/** Subjects that may go on a reason's clause rather than open the next one. */
+const REASON_SUBJECTS = new Set(['i', 'we', 'they']);
+
+/** At most this many words of a reason: a reason is a clause, a little longer than a gap's phrase. */
+const MAX_REASON_WORDS = 10;
+
 /** Words that give a reason: what follows answers "why". */
 const REASON = /(?:^|[\s,(])(?:because(?:\s+of)?|['’]?cause|cos|since|so that)\s+/iu;
 
@@ -201,7 +208,7 @@ const SUBJECT_BE = /^(?:it['’]s|i['’]m|they['’]re|we['’]re|he['’]s|she
  * bold"). Undefined when the line gives none.
  */
 export function reasonOf(sentence: string): string | undefined {
-  const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+  const text = withoutLabel(sentence);
   const marker = REASON.exec(text);
   if (!marker) return undefined;
   let rest = text.slice((marker.index ?? 0) + marker[0].length);
@@ -209,9 +216,10 @@ export function reasonOf(sentence: string): string | undefined {
   const clause = rest.split(/[,;:!?.()"“”]|\s[–—-]\s/u)[0] ?? '';
   const out: string[] = [];
   for (const part of clause.split(/\s+/u).filter((word) => /[\p{L}\p{N}]/u.test(word))) {
-    const word = part.toLowerCase().replace(/’/gu, "'").replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-    if (out.length > 0 && (PHRASE_END.has(word) || /^(?:so|but|and\s+then)$/u.test(word)) && word !== 'i' && word !== 'we' && word !== 'they') break;
-    if (out.length >= 10) break;
+    const word = bare(part);
+    // A reason may have its own subject ("'cause they help LGBTQ+ folks"); another clause ends it.
+    if (out.length > 0 && PHRASE_END.has(word) && !REASON_SUBJECTS.has(word)) break;
+    if (out.length >= MAX_REASON_WORDS) break;
     out.push(part);
   }
   while (out.length > 0 && isStopword(out[out.length - 1]?.toLowerCase() ?? '')) out.pop();

@@ -34,6 +34,12 @@ export function questionNamesOf(question: string): string[] {
   return [...new Set(properNouns(question).map((name) => name.replace(/['’]s$/u, '').toLowerCase()))];
 }
 
+/** A question for a reason. */
+export const WHY_QUESTION = /^\s*why\b/iu;
+
+/** A question for a thing: "what" or "which", perhaps after a preposition ("In what way..."). */
+export const WHAT_QUESTION = /^(?:(?:in|at|to|from|for|on|with|about)\s+)?(?:what|which)\b/iu;
+
 /** Things people name (a book's title, a city), asked for as "what book" or "which city". */
 const NAMED_THINGS = 'country|city|state|town|team|company|band|artist|singer|author|book|novel|movie|film|show|series|game|song|album|restaurant|store|shop|brand|language|school|university|college|club|app|website|podcast|name';
 

@@ -4,7 +4,7 @@
  * or a place given without a name; for "how many/much/long/often" the number with its unit. The built-in
  * answerer (builtin-language-model.ts) chooses the line; these choose the words.
  */
-import { contentWords, escapeRegExp, isOpener, isStopword, NAME_TITLES, properNouns, stem, termsOf, wordKey } from '../../core/answers/text.js';
+import { contentWords, escapeRegExp, isAuxiliary, isOpener, isStopword, NAME_TITLES, properNouns, stem, termsOf, wordKey } from '../../core/answers/text.js';
 import type { QuestionKind } from './question-forms.js';
 
 const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|once|twice|a couple|a few|several';
@@ -94,7 +94,7 @@ export function answerSpan(kind: QuestionKind, sentence: string, questionNames: 
     return picked.join(' and ');
   }
   if (kind === 'quantity') {
-    const text = sentence.replace(/^[^:]{1,40}:\s/u, '');
+    const text = withoutLabel(sentence);
     // A number the question already gives is what it asks about, not the answer: "How long did my 10 km
     // run take?" over "Ran 10 km in 52 minutes" is "52 minutes".
     const given = new Set(question.toLowerCase().match(/[\p{L}\p{N}$%.,]+/gu) ?? []);
@@ -197,9 +197,6 @@ export function tiePhrase(sentence: string, question: string): string | undefine
  * "Grandma"). An adverb may sit between ("Rob kindly invited"); a passive's doer counts ("recommended by
  * Julia"). Undefined when no such word follows or precedes one.
  */
-/** Verbs that help another (a question's "who" before them asks no doer of their own). */
-const AUXILIARIES = /^(?:is|are|was|were|be|been|do|does|did|has|have|had|will|would|can|could|should|shall|may|might|must)$/iu;
-
 export function subjectOf(sentence: string, question: string, questionNames: ReadonlySet<string>, ties: boolean): string | undefined {
   const label = speakerLabel(sentence);
   const text = label ? sentence.slice(sentence.indexOf(':') + 1) : sentence;
@@ -207,7 +204,7 @@ export function subjectOf(sentence: string, question: string, questionNames: Rea
   // ..."); "Who is my landlord?" and "Who did Maria meet?" ask otherwise, and a noun of theirs ("landlord")
   // is no verb to find a subject for ("New landlord is Petra" names no "New").
   const verb = /^who\s+([\p{L}'’-]+)/iu.exec(question.trim())?.[1];
-  if (verb === undefined || isStopword(verb) || AUXILIARIES.test(verb)) return undefined;
+  if (verb === undefined || isStopword(verb) || isAuxiliary(verb)) return undefined;
   const asked = new Set([stem(verb.toLowerCase())]);
   const before = (at: number, length: number) => {
     // A short phrase of the subject's and an auxiliary may come between: "Felix from number 12 will water".
@@ -326,6 +323,14 @@ function addressed(text: string, at: number, name: string): boolean {
   const before = text.slice(0, at);
   const after = text.slice(at + name.length);
   return /\b(?:hey|hi|hello|thanks|thank you|wow|yeah|yep|yup|oh|congrats|congratulations|sorry|dear|aw+)[,!]?\s*$/iu.test(before) || /^\s*[!?]/u.test(after);
+}
+
+/**
+ * A line less a label that opens it: a speaker's ("Priya: I went...") or a note's ("Passport: in the top
+ * drawer"), up to forty characters before the colon.
+ */
+export function withoutLabel(line: string): string {
+  return line.replace(/^[^:]{1,40}:\s/u, '');
 }
 
 /** "Priya: I went..." -> "Priya". Conversation turns and chat logs label their speaker this way. */
