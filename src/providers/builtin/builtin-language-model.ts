@@ -690,8 +690,9 @@ export class BuiltinLanguageModel implements LanguageModel {
         }
       }
       if (concise && !named && this.rules.gapRun && this.rules.gapWindow && !isListQuestion(request.question)) {
-        // The best line's own filler comes first (phrase); a line a little lower that fills the gap beats
-        // a best line that does not.
+        // The first of the best lines that fills the gap answers: the best line's filler beats a title it
+        // quotes (a question may name that title itself: 'What is the type of game "Xenoblade..."?'), and a
+        // line a little lower that fills the gap beats a best line that does not.
         for (const candidate of ranked.slice(0, this.rules.gapWindow)) {
           if (isQuestion(candidate.text)) continue;
           const filled = gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun);
