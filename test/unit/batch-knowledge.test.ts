@@ -7,6 +7,7 @@ import { MemoryService } from '../../src/core/memory-service.js';
 import { JobQueue } from '../../src/jobs/job-queue.js';
 import type { EmbeddingModel, Extraction, Extractor, ExtractRequest } from '../../src/providers/spec.js';
 import { openLanceStore, type LanceStore } from '../../src/store/lancedb/lancedb-store.js';
+import { testEmbedder } from '../helpers/test-embedder.js';
 
 /**
  * A batch of standard saves (bulk ingest, a first scan) hands its extractions to the knowledge service
@@ -19,15 +20,7 @@ let dir: string;
 let store: LanceStore;
 const queue = new JobQueue(1);
 
-const embedder: EmbeddingModel = {
-  provider: 'test',
-  modelId: 'test/hash',
-  dimension: DIM,
-  maxEmbeddingsPerCall: 64,
-  init: async () => undefined,
-  close: async () => undefined,
-  doEmbed: async (texts) => texts.map((text) => Float32Array.from({ length: DIM }, (_, i) => (text.charCodeAt(i % text.length) % 7) + 1)),
-};
+const embedder = testEmbedder(DIM, async (texts) => texts.map((text) => Float32Array.from({ length: DIM }, (_, i) => (text.charCodeAt(i % text.length) % 7) + 1)));
 
 /** An inline extractor whose answers the test releases one at a time. */
 function heldExtractor(): Extractor & { release(): boolean; waiting(): number } {

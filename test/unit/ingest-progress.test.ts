@@ -11,6 +11,7 @@ import type { JobRecord } from '../../src/core/types.js';
 import { createDocumentSource, createWebhookSender } from '../../src/ingest/document-source.js';
 import type { EmbeddingModel } from '../../src/providers/spec.js';
 import { openLanceStore, type LanceStore } from '../../src/store/lancedb/lancedb-store.js';
+import { hashVector, testEmbedder } from '../helpers/test-embedder.js';
 
 /**
  * A running job's stored record (every item's text in its payload) is rewritten for progress only on a
@@ -28,36 +29,26 @@ const closers: (() => Promise<void>)[] = [];
  * Deterministic vectors from the text. After `passing` texts every call waits, until `fail()` rejects the
  * waiting ones (the process they ran in is gone).
  */
-function testEmbedder(passing = Number.POSITIVE_INFINITY): EmbeddingModel & { fail(): void; readonly waiting: number } {
+function holdingEmbedder(passing = Number.POSITIVE_INFINITY): EmbeddingModel & { fail(): void; readonly waiting: number } {
   let embedded = 0;
   let waiting = 0;
   let fail = (): void => undefined;
   const held = new Promise<never>((_resolve, reject) => (fail = () => reject(new Error('the process is gone'))));
   held.catch(() => undefined);
+  const model = testEmbedder(DIM, async (texts) => {
+    if (embedded + texts.length > passing) {
+      waiting += 1;
+      await held;
+    }
+    embedded += texts.length;
+    return texts.map((text) => hashVector(text, DIM));
+  });
   return {
-    provider: 'test',
-    modelId: 'test/hash',
-    dimension: DIM,
-    maxEmbeddingsPerCall: 64,
-    init: async () => undefined,
-    close: async () => undefined,
+    ...model,
     get waiting() {
       return waiting;
     },
     fail: () => fail(),
-    doEmbed: async (texts) => {
-      if (embedded + texts.length > passing) {
-        waiting += 1;
-        await held;
-      }
-      embedded += texts.length;
-      return texts.map((text) => {
-        const vector = new Float32Array(DIM);
-        for (let i = 0; i < text.length; i++) vector[i % DIM] = (vector[i % DIM] as number) + text.charCodeAt(i);
-        const norm = Math.hypot(...vector) || 1;
-        return vector.map((value) => value / norm);
-      });
-    },
   };
 }
 
@@ -100,7 +91,7 @@ describe('progress writes of a running job', () => {
   async function putsOfAJob(tenant: string, sharedStore: boolean): Promise<JobRecord[]> {
     const put = vi.spyOn(store.jobs, 'put');
     try {
-      const ingest = ingestService(store, testEmbedder(), { sharedStore, now: minuteTicks });
+      const ingest = ingestService(store, holdingEmbedder(), { sharedStore, now: minuteTicks });
       const job = await ingest.submit(tenant, notes(tenant, 8), { turbo: true });
       await ingest.onIdle();
       expect(await store.jobs.get(tenant, job.id)).toMatchObject({ status: 'completed', completed: 8, failed: 0 });
@@ -146,7 +137,7 @@ describe('a job a restart interrupted, on a store of its own', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     }) as Storage;
-    const firstEmbedder = testEmbedder(4);
+    const firstEmbedder = holdingEmbedder(4);
     const first = ingestService(firstStorage, firstEmbedder);
     const job = await first.submit(tenant, items, { turbo: true });
     await vi.waitFor(() => expect(firstEmbedder.waiting).toBe(2), { timeout: 10_000, interval: 10 });
@@ -160,7 +151,7 @@ describe('a job a restart interrupted, on a store of its own', () => {
     expect(await store.jobs.get(tenant, job.id)).toMatchObject({ status: 'processing', completed: 0, failed: 0 });
 
     // The next start, before the job runs again: its status, the jobs list and the job count the items.
-    const second = ingestService(store, testEmbedder());
+    const second = ingestService(store, holdingEmbedder());
     expect((await second.status(tenant, job.id)).job).toMatchObject({ status: 'processing', completed: recorded, failed: 0 });
     expect((await second.list(tenant, 10)).find((listed) => listed.id === job.id)).toMatchObject({ completed: recorded });
     expect(await second.job(tenant, job.id)).toMatchObject({ completed: recorded });

@@ -16,6 +16,7 @@ import { MemoryService } from '../../src/core/memory-service.js';
 import { JobQueue } from '../../src/jobs/job-queue.js';
 import type { EmbeddingModel, Extraction, Extractor, ExtractRequest } from '../../src/providers/spec.js';
 import { openLanceStore, type LanceStore } from '../../src/store/lancedb/lancedb-store.js';
+import { testEmbedder } from '../helpers/test-embedder.js';
 
 /**
  * Background work of two daemons on one store, each with its own handle on one directory (as two daemons
@@ -29,21 +30,7 @@ const stores: LanceStore[] = [];
 const closers: (() => Promise<void> | void)[] = [];
 
 /** Deterministic vectors from the text: enough for counting passages. */
-const embedder: EmbeddingModel = {
-  provider: 'test',
-  modelId: 'test/hash',
-  dimension: DIM,
-  maxEmbeddingsPerCall: 64,
-  init: async () => undefined,
-  close: async () => undefined,
-  doEmbed: async (texts) =>
-    texts.map((text) => {
-      const vector = new Float32Array(DIM);
-      for (let i = 0; i < text.length; i++) vector[i % DIM] = (vector[i % DIM] as number) + text.charCodeAt(i);
-      const norm = Math.hypot(...vector) || 1;
-      return vector.map((value) => value / norm);
-    }),
-};
+const embedder = testEmbedder(DIM);
 
 const first = () => stores[0] as LanceStore;
 const second = () => stores[1] as LanceStore;
