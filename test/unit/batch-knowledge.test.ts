@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnowledgeService } from '../../src/core/knowledge/knowledge-service.js';
 import { MemoryService } from '../../src/core/memory-service.js';
 import { JobQueue } from '../../src/jobs/job-queue.js';
-import type { EmbeddingModel, Extraction, Extractor, ExtractRequest } from '../../src/providers/spec.js';
+import type { Extraction, Extractor, ExtractRequest } from '../../src/providers/spec.js';
 import { openLanceStore, type LanceStore } from '../../src/store/lancedb/lancedb-store.js';
 import { testEmbedder } from '../helpers/test-embedder.js';
 

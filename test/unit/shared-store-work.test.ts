@@ -14,7 +14,7 @@ import { IngestService } from '../../src/core/ingest/ingest-service.js';
 import { createDocumentSource, createWebhookSender } from '../../src/ingest/document-source.js';
 import { MemoryService } from '../../src/core/memory-service.js';
 import { JobQueue } from '../../src/jobs/job-queue.js';
-import type { EmbeddingModel, Extraction, Extractor, ExtractRequest } from '../../src/providers/spec.js';
+import type { Extraction, Extractor, ExtractRequest } from '../../src/providers/spec.js';
 import { openLanceStore, type LanceStore } from '../../src/store/lancedb/lancedb-store.js';
 import { testEmbedder } from '../helpers/test-embedder.js';
 
