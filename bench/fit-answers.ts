@@ -72,7 +72,8 @@ export async function summarise(
    * five items rather than three (listItems); then "who" answered by a tie when a line names no one
    * (tieAnswers); last, "what" answered with the words a line says in the question's gap after two of its
    * words, or after one (gapRun), and from the first of the best two or three lines that fills the gap
-   * (gapWindow); with either window, "why" answered with the reason the line gives (reasons).
+   * (gapWindow); with either window, "why" answered with the reason the line gives (reasons); last, on top of
+   * those, a question that asks whether answered "Yes" or "No" from its best line (yesNo).
    */
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
@@ -96,6 +97,8 @@ export async function summarise(
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3 },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 2, reasons: true },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 2, reasons: true, yesNo: true },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, yesNo: true },
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };

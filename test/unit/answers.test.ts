@@ -742,6 +742,39 @@ describe('answer text helpers', () => {
     expect((await answer('What is Jon working on opening?', echo, 'fast', { ...PLAIN, window: 2, gapRun: 1, gapWindow: 2 })).text).toBe('a dance studio');
   });
 
+  it('fills a gap past a time, after a stranded preposition, through "stands for", with a whole list, and with a named favourite', () => {
+    const none = new Set<string>();
+    // A time between the phrase and its filler times the thing; a question that ends on its preposition
+    // asks for that preposition's object, not for what the phrase "is".
+    expect(gapFiller('I had an interview yesterday for a museum job, wish me luck!', "What was Priya's interview for?", new Set(["priya's"]), 1)).toBe('a museum job');
+    expect(gapFiller('Took a short trip last month to Lisbon to see my aunt.', 'What did Ana take a trip to Lisbon for?', new Set(['ana', 'lisbon']), 1)).toBe('see my aunt');
+    // "stands for", "is a symbol of", "represents" and "means" answer "symbolize"; a list of short items keeps
+    // all its items though commas part them, and no comma trails the filler.
+    expect(gapFiller('Got this ring from my dad, it stands for courage, hope and patience.', "What does Tom's ring symbolize?", new Set(["tom's"]), 1)).toBe('courage, hope and patience');
+    expect(gapFiller('For me the oak tree is a symbol of home.', 'What does the oak tree represent?', none, 1)).toBe('home');
+    expect(gapFiller('We baked bread, and it was fun.', 'What did they bake?', none, 1)).toBe('bread');
+    // A list goes on only to the sentence's end: a clause after the comma is not an item.
+    expect(gapFiller('We baked bread, cookies and it was fun to do together with the kids.', 'What did they bake?', none, 1)).toBe('bread');
+    // A favourite named before "is my favourite / top pick"; not the one the question already names.
+    expect(gapFiller('I like most teas, but genmaicha is my top pick.', "What is Lea's favourite tea?", new Set(['lea']), 1)).toBe('genmaicha');
+    expect(gapFiller('Lemon cake is at the top of my list.', "What is Sam's favorite cake?", new Set(['sam']), 1)).toBe('Lemon cake');
+    expect(gapFiller('Lemon cake is at the top of my list.', "What is Sam's favorite cake besides lemon cake?", new Set(['sam']), 1)).toBeUndefined();
+    expect(gapFiller("Honestly it's my favourite.", "What is Sam's favourite cake?", new Set(['sam']), 1)).toBeUndefined();
+  });
+
+  it('answers a question that asks whether with "Yes" or "No" from its best line (yesNo)', async () => {
+    const bowl = [source('b', 'Mia: Yeah, I made this bowl at my pottery class last week.', 0.8)];
+    expect((await answer('Did Mia make the blue bowl?', bowl, 'fast', { ...PLAIN, yesNo: true })).text).toBe('Yes');
+    const denied = [source('d', 'Mia: No, my sister made that bowl, I only painted it.', 0.8)];
+    expect((await answer('Did Mia make the blue bowl?', denied, 'fast', { ...PLAIN, yesNo: true })).text).toBe('No');
+    // Without the rule, or for a question that offers its answers, or one that asks "what": no yes or no.
+    expect((await answer('Did Mia make the blue bowl?', bowl, 'fast', PLAIN)).text).not.toMatch(/^(?:Yes|No)$/u);
+    expect((await answer('Did Mia make the bowl or the vase?', bowl, 'fast', { ...PLAIN, yesNo: true })).text).not.toMatch(/^(?:Yes|No)$/u);
+    expect((await answer('What did Mia make?', bowl, 'fast', { ...PLAIN, yesNo: true })).text).not.toMatch(/^(?:Yes|No)$/u);
+    // The smart tier gives its sentence with the answer: the yes or no stands on it.
+    expect((await answer('Did Mia make the blue bowl?', bowl, 'smart', { ...PLAIN, yesNo: true })).text).toContain('pottery class');
+  });
+
   it('answers "why" with the reason a line gives (reasons)', async () => {
     expect(reasonOf("Nate: I picked this color because it's bright and bold!")).toBe('bright and bold');
     expect(reasonOf("Since I'm lactose intolerant I'm trying out dairy-free options.")).toBe('lactose intolerant');

@@ -19,7 +19,7 @@ import {
   words,
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
-import { asksForNamedThing, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WHY_QUESTION, WORKS_QUESTION, type QuestionKind } from './question-forms.js';
+import { asksForNamedThing, CHOICE, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WHY_QUESTION, WORKS_QUESTION, YES_NO_QUESTION, type QuestionKind } from './question-forms.js';
 import { gapFiller, reasonOf } from './gap-filler.js';
 import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase, withoutLabel } from './typed-spans.js';
 import { embedMany } from '../embed-many.js';
@@ -129,6 +129,11 @@ export interface AnswerRules {
   readonly gapWindow?: number;
   /** A "why" question is answered with the reason its line gives ("because it's bright and bold"; reasonOf). */
   readonly reasons?: boolean;
+  /**
+   * A question that asks whether ("Did Melanie make the bowl?", "Do Jon and Gina both dance?") is answered
+   * "Yes" from the line that best says it, "No" when that line opens with a no (yesNoOf).
+   */
+  readonly yesNo?: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -662,7 +667,8 @@ export class BuiltinLanguageModel implements LanguageModel {
       text = concise ? date : `${date} — ${text}`;
     } else if (kind === 'other') {
       const phrase = (candidate: Candidate) => this.phraseOf(candidate.text, request.question, questionNames, questionWordSet);
-      if (concise) text = phrase(best);
+      const whether = concise && this.rules.yesNo === true && YES_NO_QUESTION.test(request.question) && !CHOICE.test(request.question);
+      if (concise) text = whether ? yesNoOf(best.text) : phrase(best);
       // The conversation's own speakers are addressed, not named as the answer.
       const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)?.toLowerCase()).filter((label) => label !== undefined));
       // A question for works (books, songs, films) is not answered by their makers: "Piranesi by Susanna Clarke".
@@ -676,7 +682,7 @@ export class BuiltinLanguageModel implements LanguageModel {
         });
       };
       let named = false;
-      if (concise && this.rules.namedThings && asksForNamedThing(request.question) && !isListQuestion(request.question)) {
+      if (concise && !whether && this.rules.namedThings && asksForNamedThing(request.question) && !isListQuestion(request.question)) {
         // "What book / which city / what game": the title or name of the best line that has one answers.
         for (const candidate of ranked.slice(0, Math.max(1, this.rules.window))) {
           if (isQuestion(candidate.text)) continue;
@@ -689,7 +695,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           break;
         }
       }
-      if (concise && !named && this.rules.gapRun && this.rules.gapWindow && !isListQuestion(request.question)) {
+      if (concise && !whether && !named && this.rules.gapRun && this.rules.gapWindow && !isListQuestion(request.question)) {
         // The first of the best lines that fills the gap answers: the best line's filler beats a title it
         // quotes (a question may name that title itself: 'What is the type of game "Xenoblade..."?'), and a
         // line a little lower that fills the gap beats a best line that does not.
@@ -702,7 +708,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           break;
         }
       }
-      if (concise && this.rules.listItems > 1 && isListQuestion(request.question)) {
+      if (concise && !whether && this.rules.listItems > 1 && isListQuestion(request.question)) {
         // The other items of a list live in other memories: the next best lines of other memories that
         // score near the best one and tell rather than ask.
         const items = [best];
@@ -820,6 +826,11 @@ export class BuiltinLanguageModel implements LanguageModel {
  * written, an explicit date (a lone weekday resolved the same way), or that day itself. "How long ago...?"
  * asks for the span: "ten years ago" answers it as written.
  */
+/** "Yes" from a line that says what a yes-no question asks, "No" from one that opens by denying it. */
+function yesNoOf(sentence: string): string {
+  return /^\s*(?:no|nope|nah|not really|not yet|never)\b/iu.test(withoutLabel(sentence)) ? 'No' : 'Yes';
+}
+
 function dateOf(candidate: Candidate, question: string): string {
   const explicit = findExplicitDate(candidate.text);
   const relative = findRelativeDate(candidate.text);

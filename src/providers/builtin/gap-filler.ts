@@ -5,7 +5,7 @@
  * with the words after it ("a dance studio"). The built-in answerer's line ranker chooses the line; this
  * chooses its words.
  */
-import { isAuxiliary, isStopword, MONTHS, presentOf, stem, wordKey } from '../../core/answers/text.js';
+import { isAuxiliary, isStopword, MONTHS, presentOf, stem, termsOf, wordKey } from '../../core/answers/text.js';
 import { WHAT_QUESTION } from './question-forms.js';
 import { withoutLabel } from './typed-spans.js';
 
@@ -14,6 +14,7 @@ const MODIFIER_OPENERS = new Set([
   'in', 'on', 'at', 'after', 'before', 'during', 'with', 'for', 'from', 'to', 'about', 'by', 'since', 'around', 'through', 'into', 'while',
   'near', 'under', 'over', 'behind', 'across', 'between', 'without', 'within', 'beyond', 'toward', 'towards', 'upon', 'among', 'against', 'along',
   'when', 'as', 'last', 'this', 'next', 'every', 'each', 'recently', 'lately', 'now', 'yesterday', 'today', 'ago', 'so', 'these', 'those', 'according',
+  'besides', 'except', 'unlike', 'beside',
 ]);
 
 /** Words that open the next clause or predicate of a line: the gap's filler ends before them. */
@@ -34,8 +35,10 @@ interface Token {
   readonly end: number;
 }
 
+const WEEKDAY_NAMES = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
+
 /** Words that only time a phrase: a question's "on 23 January, 2022" or "last Friday" is no phrase of it. */
-const CALENDAR = new RegExp(`^(?:${MONTHS.join('|')}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|year|day|morning|evening|night|\\d+(?:st|nd|rd|th)?)$`, 'iu');
+const CALENDAR = new RegExp(`^(?:${MONTHS.join('|')}|${WEEKDAY_NAMES}|week|weekend|month|year|day|morning|evening|night|\\d+(?:st|nd|rd|th)?)$`, 'iu');
 
 /**
  * Verbs the stopword list holds because they say little in a search ("make", "get", "go"), but which a
@@ -48,13 +51,26 @@ function bare(part: string): string {
   return part.toLowerCase().replace(/’/gu, "'").replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
 }
 
+/**
+ * Verbs that say what a thing stands for, one key for all: "What does Caroline's necklace symbolize?" is
+ * answered by "it stands for love, faith and strength", "Sunflowers mean warmth and happiness".
+ */
+const SYMBOL_VERB = /^(?:symboli[sz](?:e|es|ed|ing)|represent(?:s|ed|ing)?|mean|means|meant)$/u;
+const SYMBOL_KEY = 'symbol:';
+
+/** "stands for" and "is a symbol of" written as the one word the question's "symbolize" meets. */
+function withSymbolVerbs(text: string): string {
+  return text.replace(/\b(?:stands?|stood|standing)\s+for\b|\b(?:is|was|are|were)\s+(?:a\s+)?symbols?\s+of\b/giu, 'symbolizes');
+}
+
 function tokens(text: string, names: ReadonlySet<string>): Token[] {
   return [...text.matchAll(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)].map((match) => {
     const written = match[0].toLowerCase().replace(/’/gu, "'");
     const word = presentOf(written);
+    const symbol = SYMBOL_VERB.test(word);
     const content =
-      word.length > 1 && (!isStopword(word) || PHRASE_VERBS.has(word)) && !names.has(written) && !MODIFIER_OPENERS.has(word) && !CALENDAR.test(word);
-    return { word: written, key: wordKey(stem(word)), content, end: (match.index ?? 0) + match[0].length };
+      symbol || (word.length > 1 && (!isStopword(word) || PHRASE_VERBS.has(word)) && !names.has(written) && !MODIFIER_OPENERS.has(word) && !CALENDAR.test(word));
+    return { word: written, key: symbol ? SYMBOL_KEY : wordKey(stem(word)), content, end: (match.index ?? 0) + match[0].length };
   });
 }
 
@@ -69,10 +85,16 @@ export function gapFiller(sentence: string, question: string, questionNames: Rea
   // "Why" and "how" ask for a reason or a manner, which a line gives anywhere; "what" and "which" take
   // the place of a thing.
   if (!WHAT_QUESTION.test(question.trim())) return undefined;
+  if (FAVOURITE_QUESTION.test(question)) {
+    // A line that calls something its favourite answers with that thing or, when the question names it
+    // already ("...besides lemon cake?"), not at all: what it "is" is only "my favourite".
+    const favourite = favouriteOf(sentence, question);
+    if (favourite !== undefined) return favourite === OWN_FAVOURITE ? undefined : favourite;
+  }
   const nameWords = new Set([...questionNames].flatMap((name) => name.split(/\s+/u)));
-  const asked = tokens(question, nameWords);
+  const asked = tokens(withSymbolVerbs(question), nameWords);
   const copular = isCopular(asked);
-  const text = withoutLabel(sentence);
+  const text = withSymbolVerbs(withoutLabel(sentence));
   const said = tokens(text, nameWords);
   const askedContent = asked.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
   const saidContent = said.map((token, index) => ({ token, index })).filter((entry) => entry.token.content);
@@ -100,14 +122,45 @@ export function gapFiller(sentence: string, question: string, questionNames: Rea
   }
   const askedKeys = new Set(asked.filter((token) => token.content).map((token) => token.key));
   for (const run of runs.sort((a, b) => b.length - a.length)) {
-    const found = fill(text.slice(said[run.saidEnd]?.end ?? 0), copular, askedKeys);
+    const found = fill(text.slice(said[run.saidEnd]?.end ?? 0), copular, askedKeys, nameWords);
     if (found !== undefined) return found;
   }
   return undefined;
 }
 
+/** A question for someone's favourite thing. */
+const FAVOURITE_QUESTION = /\b(?:favou?rites?|faves?|favs?)\b/iu;
+
+/** A line that names a favourite before saying it is one: "contemporary is my top pick". */
+const NAMED_FAVOURITE =
+  /([^,;:!?.()"“”]+?)\s+(?:is|are|was|were|['’]s)\s+(?:(?:still|always|definitely|probably|really)\s+)?(?:my\s+(?:(?:all-time|absolute|total)\s+)?(?:top\s+pick|favou?rite|fave|fav|go-to)|(?:at\s+)?the\s+top\s+of\s+my\s+list|one\s+of\s+my\s+(?:favou?rites|faves|top\s+picks))\b/iu;
+
+/** Words that open a clause and are no part of the thing named before "is my favourite". */
+const CLAUSE_OPENERS = /^(?:(?:but|and|so|though|yet|also|oh|well|honestly|plus|i\s+think|i\s+guess)\s+)+/iu;
+
+/** favouriteOf's value for a line whose favourite is the one the question names. */
+const OWN_FAVOURITE = Symbol('own favourite');
+
+/**
+ * What a line names as a favourite before calling it one ("I love all dances, but contemporary is my top
+ * pick" gives "contemporary"); a line that says "my favourite X is Y" is filled by gapFiller's copular step.
+ */
+function favouriteOf(sentence: string, question: string): string | typeof OWN_FAVOURITE | undefined {
+  const found = NAMED_FAVOURITE.exec(withoutLabel(sentence));
+  if (!found) return undefined;
+  const subject = (found[1] ?? '').trim().replace(CLAUSE_OPENERS, '');
+  const words = subject.split(/\s+/u);
+  // A pronoun ("it's my favourite") or a whole clause names nothing the question can take.
+  if (words.length === 0 || words.length > MAX_WORDS || /^(?:it|this|that|these|those|they|he|she|which|what|who)$/iu.test(subject)) return undefined;
+  if (words.some((word) => PHRASE_END.has(bare(word)) && !/^(?:it|too)$/u.test(bare(word)))) return undefined;
+  // The question's own favourite ("...treats besides coconut milk ice cream?") is not the one asked for.
+  const asked = new Set(termsOf(question));
+  if (termsOf(subject).every((term) => asked.has(term))) return OWN_FAVOURITE;
+  return subject;
+}
+
 /** What fills the gap from the words after the question's phrase (`rest`). */
-function fill(after: string, copular: boolean, askedKeys: ReadonlySet<string>): string | undefined {
+function fill(after: string, copular: boolean, askedKeys: ReadonlySet<string>, nameWords: ReadonlySet<string>): string | undefined {
   let rest = after;
   if (copular) {
     // "What is Jon's favourite style?" is filled by what the line says the phrase is ("my favourite style
@@ -116,7 +169,7 @@ function fill(after: string, copular: boolean, askedKeys: ReadonlySet<string>): 
     if (!complement) return undefined;
     rest = rest.slice(complement[0].length);
   }
-  return filler(rest, askedKeys);
+  return filler(rest, askedKeys, nameWords);
 }
 
 /** Whether a question's gap follows its word at `index`: nothing follows but stopwords, or a modifier does. */
@@ -146,13 +199,49 @@ function inModifier(asked: readonly Token[], index: number): boolean {
  * complement of "is", which a line gives after the phrase only with an "is" between.
  */
 function isCopular(asked: readonly Token[]): boolean {
+  // A question that ends on its preposition asks for that preposition's object ("What was Joanna's
+  // audition for?"), which a line gives after the phrase with no "is".
+  if (MODIFIER_OPENERS.has(asked[asked.length - 1]?.word ?? '')) return false;
   const verb = asked.slice(1, 5).find((token) => isAuxiliary(token.word));
   return verb !== undefined && /^(?:is|are|was|were)$/u.test(verb.word) && !asked.some((token) => token.content && /ing$/u.test(token.word));
 }
 
-/** The words of `rest` up to its clause's end, less the stopwords and the question's words at its start. */
-function filler(rest: string, askedKeys: ReadonlySet<string>): string | undefined {
-  const clause = rest.split(/[,;:!?.()"“”]|\s[–—-]\s/u)[0] ?? '';
+/** A clause's end: punctuation, or a dash between spaces. */
+const CLAUSE_END = /[,;:!?.()"“”]|\s[–—-]\s/u;
+
+/** One to three words: an item of a list. */
+const ITEM = String.raw`(?:[\p{L}\p{N}'’-]+\s+){0,2}[\p{L}\p{N}'’-]+`;
+
+/** Items after a first one, the last after "and" or "or", up to the sentence's end (", faith and strength."). */
+const LIST_TAIL = new RegExp(String.raw`^(?:\s*,\s*${ITEM})*\s*,?\s+(?:and|or)\s+${ITEM}(?=\s*(?:[.;:!?)]|$))`, 'u');
+
+/**
+ * The clause `rest` opens with; a list of short items keeps all its items although commas part them: "it
+ * stands for love, faith and strength" is filled by all three.
+ */
+function listed(rest: string): string {
+  const first = rest.split(CLAUSE_END)[0] ?? '';
+  if (!new RegExp(`^\\s*${ITEM}\\s*$`, 'u').test(first)) return first;
+  const tail = LIST_TAIL.exec(rest.slice(first.length));
+  return tail ? first + tail[0] : first;
+}
+
+/**
+ * A time said between the question's phrase and its filler: "I had an audition yesterday for a writing
+ * gig", "Took a short trip last week to Rome to clear my mind". It times the thing; it does not fill the gap.
+ */
+const LEADING_TIME = new RegExp(
+  `^\\s*(?:(?:last|next|this|that|every)\\s+(?:week(?:end)?|month|year|night|morning|afternoon|evening|summer|winter|spring|fall|autumn|time|${WEEKDAY_NAMES})|yesterday|today|tonight|tomorrow|lately|recently|just now|the other day|(?:a|one|two|three|a few|a couple of)\\s+(?:days?|weeks?|months?|years?)\\s+ago)\\b`,
+  'iu',
+);
+
+/**
+ * The words of `rest` up to its clause's end, less a time it opens with (LEADING_TIME), the stopwords, the
+ * question's words and its names at its start ("to Rome" in a line that answers "What did Jon take a trip
+ * to Rome for?").
+ */
+function filler(rest: string, askedKeys: ReadonlySet<string>, nameWords: ReadonlySet<string>): string | undefined {
+  const clause = listed(rest.replace(LEADING_TIME, ''));
   const parts = clause.split(/\s+/u).filter((part) => /[\p{L}\p{N}]/u.test(part));
   // Prepositions and articles lead to the filler ("for mental health"); a clause's own start ("and it was
   // awesome") means the line says something else after the question's phrase. "That" opens what was
@@ -161,7 +250,7 @@ function filler(rest: string, askedKeys: ReadonlySet<string>): string | undefine
   for (; from < parts.length; from++) {
     const word = bare(parts[from] ?? '');
     if (PHRASE_END.has(word) || word === 'and') return undefined;
-    if (!isStopword(word) && !askedKeys.has(wordKey(stem(word)))) break;
+    if (!isStopword(word) && !askedKeys.has(wordKey(stem(word))) && !nameWords.has(word)) break;
   }
   // An article stays with its noun: "a dance studio" reads as an answer, "dance studio" as a label.
   if (from > 0 && /^(?:a|an|the)$/u.test(bare(parts[from - 1] ?? ''))) from--;
@@ -177,7 +266,8 @@ function filler(rest: string, askedKeys: ReadonlySet<string>): string | undefine
     out.push(parts[at] ?? '');
   }
   while (out.length > 0 && isStopword(bare(out[out.length - 1] ?? ''))) out.pop();
-  return out.length > 0 ? out.join(' ') : undefined;
+  // A list's comma stays inside it, not after its last item ("pots, and it was fun" gives "pots").
+  return out.length > 0 ? out.join(' ').replace(/[,;:]+$/u, '') : undefined;
 
   /** Whether the first content word from `at` on is one of the question's. */
   function asksNext(words: readonly string[], at: number): boolean {

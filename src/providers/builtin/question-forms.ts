@@ -34,6 +34,12 @@ export function questionNamesOf(question: string): string[] {
   return [...new Set(properNouns(question).map((name) => name.replace(/['’]s$/u, '').toLowerCase()))];
 }
 
+/** A question that asks whether: it opens with its verb ("Did Melanie make the bowl?", "Is Oscar her pet?"). */
+export const YES_NO_QUESTION = /^\s*(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|should)\b/iu;
+
+/** A question that offers its answers ("...a national park or a theme park?"): no yes or no answers it. */
+export const CHOICE = /\bor\b/iu;
+
 /** A question for a reason. */
 export const WHY_QUESTION = /^\s*why\b/iu;
 
