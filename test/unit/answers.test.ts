@@ -762,11 +762,29 @@ describe('answer text helpers', () => {
     expect(gapFiller("Honestly it's my favourite.", "What is Sam's favourite cake?", new Set(['sam']), 1)).toBeUndefined();
   });
 
+  it('fills the gap from the line that says the most of the question\'s phrase (gapLongest)', async () => {
+    const lines = [
+      source('h', "Noor: I'm working hard to get everything ready for the weekend.", 0.9),
+      source('b', 'Noor: Still working on opening a bakery downtown.', 0.5),
+    ];
+    const rules = { ...PLAIN, window: 2, gapRun: 1, gapWindow: 2 };
+    // The first line that fills the gap says only "working"; the second says "working on opening".
+    expect((await answer('What is Noor working on opening?', lines, 'fast', rules)).text).toBe('hard to get everything ready for the weekend');
+    expect((await answer('What is Noor working on opening?', lines, 'fast', { ...rules, gapLongest: true })).text).toBe('a bakery downtown');
+    // Of equal runs, the better line fills it.
+    const equal = [source('x', 'Noor: We baked bread.', 0.9), source('y', 'Noor: We baked scones.', 0.5)];
+    expect((await answer('What did Noor bake?', equal, 'fast', { ...rules, gapLongest: true })).text).toBe('bread');
+  });
+
   it('answers a question that asks whether with "Yes" or "No" from its best line (yesNo)', async () => {
     const bowl = [source('b', 'Mia: Yeah, I made this bowl at my pottery class last week.', 0.8)];
     expect((await answer('Did Mia make the blue bowl?', bowl, 'fast', { ...PLAIN, yesNo: true })).text).toBe('Yes');
     const denied = [source('d', 'Mia: No, my sister made that bowl, I only painted it.', 0.8)];
     expect((await answer('Did Mia make the blue bowl?', denied, 'fast', { ...PLAIN, yesNo: true })).text).toBe('No');
+    const unpaid = [source('u', "Still haven't paid the gas bill, due Friday.", 0.8)];
+    expect((await answer('Did I pay the gas bill?', unpaid, 'fast', { ...PLAIN, yesNo: true })).text).toBe('No');
+    const paid = [source('p', "Paid the gas bill today, so that's done.", 0.8)];
+    expect((await answer('Did I pay the gas bill?', paid, 'fast', { ...PLAIN, yesNo: true })).text).toBe('Yes');
     // Without the rule, or for a question that offers its answers, or one that asks "what": no yes or no.
     expect((await answer('Did Mia make the blue bowl?', bowl, 'fast', PLAIN)).text).not.toMatch(/^(?:Yes|No)$/u);
     expect((await answer('Did Mia make the bowl or the vase?', bowl, 'fast', { ...PLAIN, yesNo: true })).text).not.toMatch(/^(?:Yes|No)$/u);

@@ -47,9 +47,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, abstention: { bias: 0.294422, weights: [-0.497188, -0.313954, -1.960466, -0.271734, 1.214255, 0.705474, 0.634758, 0.369863, 2.422541, 2.547045, 2.017999] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, abstention: { bias: 0.232522, weights: [-0.442182, -0.523586, -1.88421, -0.197494, 1.181874, 0.720112, 0.722024, 0.429151, 2.801047, 2.241743, 2.092667] } },
   calibration: {
     facts: [],
-    passages: [[0.464, 0.137], [0.603, 0.176], [0.713, 0.208], [0.801, 0.34], [0.852, 0.412], [0.898, 0.423], [0.943, 0.51], [0.987, 0.712]],
+    passages: [[0.453, 0.157], [0.601, 0.192], [0.708, 0.219], [0.799, 0.369], [0.85, 0.373], [0.897, 0.442], [0.943, 0.569], [0.987, 0.731]],
   },
 };

@@ -20,7 +20,7 @@ import {
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
 import { asksForNamedThing, CHOICE, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WHY_QUESTION, WORKS_QUESTION, YES_NO_QUESTION, type QuestionKind } from './question-forms.js';
-import { gapFiller, reasonOf } from './gap-filler.js';
+import { gapFill, gapFiller, reasonOf, type GapFill } from './gap-filler.js';
 import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase, withoutLabel } from './typed-spans.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
@@ -129,6 +129,11 @@ export interface AnswerRules {
   readonly gapWindow?: number;
   /** A "why" question is answered with the reason its line gives ("because it's bright and bold"; reasonOf). */
   readonly reasons?: boolean;
+  /**
+   * With gapWindow: of those lines, the one that says the longest run of the question's words fills the gap
+   * (ties to the better line), not the first that fills it at all.
+   */
+  readonly gapLongest?: boolean;
   /**
    * A question that asks whether ("Did Melanie make the bowl?", "Do Jon and Gina both dance?") is answered
    * "Yes" from the line that best says it, "No" when that line opens with a no (yesNoOf).
@@ -668,7 +673,7 @@ export class BuiltinLanguageModel implements LanguageModel {
     } else if (kind === 'other') {
       const phrase = (candidate: Candidate) => this.phraseOf(candidate.text, request.question, questionNames, questionWordSet);
       const whether = concise && this.rules.yesNo === true && YES_NO_QUESTION.test(request.question) && !CHOICE.test(request.question);
-      if (concise) text = whether ? yesNoOf(best.text) : phrase(best);
+      if (concise) text = whether ? yesNoOf(best.text, request.question) : phrase(best);
       // The conversation's own speakers are addressed, not named as the answer.
       const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)?.toLowerCase()).filter((label) => label !== undefined));
       // A question for works (books, songs, films) is not answered by their makers: "Piranesi by Susanna Clarke".
@@ -699,13 +704,18 @@ export class BuiltinLanguageModel implements LanguageModel {
         // The first of the best lines that fills the gap answers: the best line's filler beats a title it
         // quotes (a question may name that title itself: 'What is the type of game "Xenoblade..."?'), and a
         // line a little lower that fills the gap beats a best line that does not.
+        // With gapLongest, the line that says the most of the question's phrase fills it (the best of those).
+        let chosen: { candidate: Candidate; fill: GapFill } | undefined;
         for (const candidate of ranked.slice(0, this.rules.gapWindow)) {
           if (isQuestion(candidate.text)) continue;
-          const filled = gapFiller(candidate.text, request.question, questionNames, this.rules.gapRun);
-          if (!filled) continue;
-          text = filled;
-          picked.splice(0, picked.length, candidate);
-          break;
+          const fill = gapFill(candidate.text, request.question, questionNames, this.rules.gapRun);
+          if (!fill) continue;
+          if (!chosen || (this.rules.gapLongest && fill.run > chosen.fill.run)) chosen = { candidate, fill };
+          if (!this.rules.gapLongest) break;
+        }
+        if (chosen) {
+          text = chosen.fill.text;
+          picked.splice(0, picked.length, chosen.candidate);
         }
       }
       if (concise && !whether && this.rules.listItems > 1 && isListQuestion(request.question)) {
@@ -826,9 +836,21 @@ export class BuiltinLanguageModel implements LanguageModel {
  * written, an explicit date (a lone weekday resolved the same way), or that day itself. "How long ago...?"
  * asks for the span: "ten years ago" answers it as written.
  */
-/** "Yes" from a line that says what a yes-no question asks, "No" from one that opens by denying it. */
-function yesNoOf(sentence: string): string {
-  return /^\s*(?:no|nope|nah|not really|not yet|never)\b/iu.test(withoutLabel(sentence)) ? 'No' : 'Yes';
+/** Words that deny what follows them: "haven't paid", "never went", "not yet". */
+const NEGATION = /^(?:not|never|no|nope|nah|cannot|without|\w+n['’]t)$/iu;
+
+/**
+ * "Yes" from a line that says what a yes-no question asks, "No" from one that opens by denying it or denies
+ * the first of the question's words it says ("I haven't paid the gas bill" for "Did I pay the gas bill?").
+ */
+function yesNoOf(sentence: string, question: string): string {
+  const text = withoutLabel(sentence);
+  if (/^\s*(?:no|nope|nah|not really|not yet|never)\b/iu.test(text)) return 'No';
+  const asked = new Set(termsOf(question));
+  const written = text.match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
+  const first = written.findIndex((word) => termsOf(word).some((term) => asked.has(term)));
+  if (first < 0) return 'Yes';
+  return written.slice(Math.max(0, first - 3), first).some((word) => NEGATION.test(word)) ? 'No' : 'Yes';
 }
 
 function dateOf(candidate: Candidate, question: string): string {

@@ -82,6 +82,18 @@ function tokens(text: string, names: ReadonlySet<string>): Token[] {
  * John volunteer at last weekend?"). The filler is what follows it in the line, up to the end of its clause.
  */
 export function gapFiller(sentence: string, question: string, questionNames: ReadonlySet<string>, minRun: number): string | undefined {
+  return gapFill(sentence, question, questionNames, minRun)?.text;
+}
+
+/** A line's filler of the question's gap, and how many of the question's words the line said before it. */
+export interface GapFill {
+  readonly text: string;
+  /** The length of the question's phrase the line says (a named favourite counts as the whole question). */
+  readonly run: number;
+}
+
+/** gapFiller with the length of the phrase that led to the filler: a longer phrase is surer evidence. */
+export function gapFill(sentence: string, question: string, questionNames: ReadonlySet<string>, minRun: number): GapFill | undefined {
   // "Why" and "how" ask for a reason or a manner, which a line gives anywhere; "what" and "which" take
   // the place of a thing.
   if (!WHAT_QUESTION.test(question.trim())) return undefined;
@@ -89,7 +101,7 @@ export function gapFiller(sentence: string, question: string, questionNames: Rea
     // A line that calls something its favourite answers with that thing or, when the question names it
     // already ("...besides lemon cake?"), not at all: what it "is" is only "my favourite".
     const favourite = favouriteOf(sentence, question);
-    if (favourite !== undefined) return favourite === OWN_FAVOURITE ? undefined : favourite;
+    if (favourite !== undefined) return favourite === OWN_FAVOURITE ? undefined : { text: favourite, run: Number.MAX_SAFE_INTEGER };
   }
   const nameWords = new Set([...questionNames].flatMap((name) => name.split(/\s+/u)));
   const asked = tokens(withSymbolVerbs(question), nameWords);
@@ -123,7 +135,7 @@ export function gapFiller(sentence: string, question: string, questionNames: Rea
   const askedKeys = new Set(asked.filter((token) => token.content).map((token) => token.key));
   for (const run of runs.sort((a, b) => b.length - a.length)) {
     const found = fill(text.slice(said[run.saidEnd]?.end ?? 0), copular, askedKeys, nameWords);
-    if (found !== undefined) return found;
+    if (found !== undefined) return { text: found, run: run.length };
   }
   return undefined;
 }
