@@ -40,6 +40,10 @@ export interface AnswerParameters {
     readonly gapWindow?: number;
     /** "Why" answered with the reason the line gives. */
     readonly reasons?: boolean;
+    /** A question that asks whether answered "Yes" or "No" from its best line. */
+    readonly yesNo?: boolean;
+    /** With gapWindow: the line that says the longest run of the question's words fills the gap. */
+    readonly gapLongest?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
