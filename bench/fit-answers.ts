@@ -74,7 +74,8 @@ export async function summarise(
    * words, or after one (gapRun), and from the first of the best two or three lines that fills the gap
    * (gapWindow); with either window, "why" answered with the reason the line gives (reasons); last, on top of
    * those, a question that asks whether answered "Yes" or "No" from its best line (yesNo), then the gap
-   * filled by the line of the best three or five that says the most of the question's phrase (gapLongest).
+   * filled by the line of the best three or five that says the most of the question's phrase (gapLongest),
+   * and, where none fills it, "what X" answered with X as one of those lines qualifies it (headPhrases).
    */
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
@@ -102,6 +103,8 @@ export async function summarise(
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, yesNo: true },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, yesNo: true, gapLongest: true },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, yesNo: true, gapLongest: true, headPhrases: true },
+      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, headPhrases: true },
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };

@@ -8,7 +8,7 @@ import type { MemoryService, SearchInput } from '../../src/core/memory-service.j
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, listedParts, LINE_FEATURES, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
 import { asksForNamedThing, isCompound, isListQuestion, questionKind } from '../../src/providers/builtin/question-forms.js';
-import { gapFiller, reasonOf } from '../../src/providers/builtin/gap-filler.js';
+import { gapFiller, headPhrase, reasonOf } from '../../src/providers/builtin/gap-filler.js';
 import { holderOf, tiePhrase } from '../../src/providers/builtin/typed-spans.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
@@ -774,6 +774,28 @@ describe('answer text helpers', () => {
     // Of equal runs, the better line fills it.
     const equal = [source('x', 'Noor: We baked bread.', 0.9), source('y', 'Noor: We baked scones.', 0.5)];
     expect((await answer('What did Noor bake?', equal, 'fast', { ...rules, gapLongest: true })).text).toBe('bread');
+  });
+
+  it('answers "what X" with X as a line qualifies it when no line fills the gap (headPhrases)', async () => {
+    expect(headPhrase('I went to a pottery glazing workshop on Saturday.', 'What workshop did Ana attend?')).toBe('pottery glazing workshop');
+    expect(headPhrase("We're after oak flooring, which lasts.", 'What kind of flooring is Sam looking for?')).toBe('oak flooring');
+    // Two modifiers joined by "and"; the speaker's verb before them is not one.
+    expect(headPhrase('I love jazz and soul records.', 'What type of records does Ben collect?')).toBe('jazz and soul records');
+    // Praise or place says no kind; a verb after "and" joins clauses, not modifiers; a participle with an
+    // article before it qualifies.
+    expect(headPhrase('It was a good cause, and we raised a lot.', 'What cause did the run support?')).toBeUndefined();
+    expect(headPhrase('Helping others and discovering fun activities.', 'What activities did they do?')).toBeUndefined();
+    expect(headPhrase('We cheered for the winning team.', 'What team did they cheer for?')).toBe('winning team');
+    // The head said with only the question's words, or not a "what X" question: nothing.
+    expect(headPhrase('The art workshop was great.', 'What art workshop did Ana attend?')).toBeUndefined();
+    expect(headPhrase('I went to a pottery workshop.', 'What did Ana attend?')).toBeUndefined();
+    // Through the answerer: only when no line of the window fills the gap, and not over a quoted title.
+    const lines = [source('w', 'Ana: I went to a pottery glazing workshop on Saturday.', 0.8)];
+    const rules = { ...PLAIN, gapRun: 1, gapWindow: 3, trimEcho: true };
+    expect((await answer('What workshop did Ana attend?', lines, 'fast', { ...rules, headPhrases: true })).text).toBe('pottery glazing workshop');
+    expect((await answer('What workshop did Ana attend?', lines, 'fast', rules)).text).not.toBe('pottery glazing workshop');
+    const filled = [source('f', 'Ana: I attended a pottery workshop.', 0.8)];
+    expect((await answer('What workshop did Ana attend?', filled, 'fast', { ...rules, headPhrases: true })).text).toBe('a pottery workshop');
   });
 
   it('answers a question that asks whether with "Yes" or "No" from its best line (yesNo)', async () => {

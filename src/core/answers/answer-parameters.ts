@@ -44,6 +44,8 @@ export interface AnswerParameters {
     readonly yesNo?: boolean;
     /** With gapWindow: the line that says the longest run of the question's words fills the gap. */
     readonly gapLongest?: boolean;
+    /** With gapWindow: "what X" answered with X as a line qualifies it when no line fills the gap. */
+    readonly headPhrases?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };

@@ -20,7 +20,7 @@ import {
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
 import { asksForNamedThing, CHOICE, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WHY_QUESTION, WORKS_QUESTION, YES_NO_QUESTION, type QuestionKind } from './question-forms.js';
-import { gapFill, gapFiller, reasonOf, type GapFill } from './gap-filler.js';
+import { gapFill, gapFiller, headPhrase, reasonOf, type GapFill } from './gap-filler.js';
 import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase, withoutLabel } from './typed-spans.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
@@ -134,6 +134,11 @@ export interface AnswerRules {
    * (ties to the better line), not the first that fills it at all.
    */
   readonly gapLongest?: boolean;
+  /**
+   * With gapWindow: when none of those lines fills the gap, a "what X" question is answered with X as the
+   * first of them that says it with modifiers of its own (headPhrase).
+   */
+  readonly headPhrases?: boolean;
   /**
    * A question that asks whether ("Did Melanie make the bowl?", "Do Jon and Gina both dance?") is answered
    * "Yes" from the line that best says it, "No" when that line opens with a no (yesNoOf).
@@ -716,6 +721,17 @@ export class BuiltinLanguageModel implements LanguageModel {
         if (chosen) {
           text = chosen.fill.text;
           picked.splice(0, picked.length, chosen.candidate);
+        } else if (this.rules.headPhrases && !(this.rules.quotedTitles && quotedTitle(best.text, questionWordSet))) {
+          // No line says the question's verb phrase: the best line that says the asked head with its own
+          // modifiers answers ("an LGBTQ+ counseling workshop" for "What workshop did she attend?").
+          for (const candidate of ranked.slice(0, this.rules.gapWindow)) {
+            if (isQuestion(candidate.text)) continue;
+            const head = headPhrase(candidate.text, request.question);
+            if (!head) continue;
+            text = head;
+            picked.splice(0, picked.length, candidate);
+            break;
+          }
         }
       }
       if (concise && !whether && this.rules.listItems > 1 && isListQuestion(request.question)) {

@@ -140,6 +140,72 @@ export function gapFill(sentence: string, question: string, questionNames: Reado
   return undefined;
 }
 
+/**
+ * The thing a "what X" or "what kind of X" question names before its verb: "What workshop did Caroline
+ * attend?", "What kind of flooring is Jon looking for?". Its last word is the head a line's answer ends on.
+ */
+const HEAD_QUESTION =
+  /^(?:(?:in|at|to|from|for|on|with|about)\s+)?(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?((?:[\p{L}-]+\s+){0,2}?[\p{L}-]+?)\s+(?:do|does|did|is|are|was|were|has|have|had|will|would|can|could)\b/iu;
+
+/** Words that praise or place a thing without saying which kind it is: "a good cause", "new hair color". */
+const VAGUE = new Set([
+  'new', 'old', 'good', 'great', 'fun', 'nice', 'cool', 'awesome', 'amazing', 'exciting', 'certain', 'different', 'varied', 'other', 'big',
+  'small', 'little', 'first', 'last', 'next', 'same', 'favorite', 'favourite', 'fave', 'special', 'whole', 'real', 'many', 'few', 'several',
+  'own', 'best', 'lovely', 'beautiful', 'wonderful', 'huge', 'latest', 'recent', 'whole', 'various', 'such', 'cute', 'super', 'really',
+]);
+
+/** Subjects whose next word is their verb, not a modifier of the head: "I love sci-fi movies". */
+const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she', "i've", "we've", "they've", "i'd", "we'd"]);
+
+/**
+ * The head of a "what X" question as a line says it with its own modifiers: "an LGBTQ+ counseling workshop"
+ * for "What workshop did Caroline attend?" over "I went to an LGBTQ+ counseling workshop last Friday",
+ * "action and sci-fi movies" for "What type of movies does Nate enjoy?". Undefined when the line says the
+ * head with no word before it that the question does not say. The answerer asks for it when no line fills
+ * the question's gap (its verb is not the line's: "went to" for "attend").
+ */
+export function headPhrase(sentence: string, question: string): string | undefined {
+  const asked = HEAD_QUESTION.exec(question.trim());
+  if (!asked) return undefined;
+  const words = (asked[1] ?? '').split(/\s+/u);
+  const headKey = wordKey(stem(words[words.length - 1]?.toLowerCase() ?? ''));
+  if (isStopword(headKey)) return undefined;
+  const questionKeys = new Set(termsOf(question));
+  const parts = withoutLabel(sentence).split(/\s+/u);
+  for (let at = 0; at < parts.length; at++) {
+    const written = parts[at] ?? '';
+    if (wordKey(stem(bare(written))) !== headKey) continue;
+    // Back from the head over the words that qualify it: no stopword but an "and" between two of them, and
+    // no punctuation but the head's own.
+    let from = at;
+    let joined = false;
+    while (from > 0) {
+      const before = parts[from - 1] ?? '';
+      const word = bare(before);
+      if (/[,;:!?.()"“”]$/u.test(before) || word === '') break;
+      // "action and sci-fi movies" joins two modifiers; "helping others and discovering fun activities"
+      // joins two clauses (a verb after "and"). One word is taken past an "and".
+      if (word === 'and') {
+        if (joined || from === at || from - 2 < 0 || /ing$/u.test(bare(parts[from] ?? '')) || isStopword(bare(parts[from - 2] ?? ''))) break;
+        joined = true;
+        from -= 2;
+        break;
+      }
+      if (isStopword(word) || PHRASE_END.has(word) || MODIFIER_OPENERS.has(word)) break;
+      from--;
+    }
+    if (from > 0 && SUBJECTS.has(bare(parts[from - 1] ?? ''))) from++;
+    // A participle that opens the phrase with no article before it is a verb ("discovering fun activities");
+    // after one it qualifies ("an LGBTQ+ counseling workshop", "the winning team").
+    if (from < at && /ing$/u.test(bare(parts[from] ?? '')) && !DETERMINERS.has(bare(parts[from - 1] ?? ''))) from++;
+    while (from < at && bare(parts[from] ?? '') === 'and') from++;
+    const modifiers = parts.slice(from, at).map(bare);
+    if (!modifiers.some((word) => word !== 'and' && !VAGUE.has(word) && !questionKeys.has(wordKey(stem(word))))) continue;
+    return [...parts.slice(from, at), written].join(' ').replace(/[,;:!?.()"“”]+$/u, '');
+  }
+  return undefined;
+}
+
 /** A question for someone's favourite thing. */
 const FAVOURITE_QUESTION = /\b(?:favou?rites?|faves?|favs?)\b/iu;
 
