@@ -34,10 +34,17 @@
  *
  * `--alternate-first` runs the pairs B A B A, so that the searches alone after the runs are the current build's.
  *
- *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--during N] [--scan 500] [--alternate DIR [--alternate-first]]
+ * `--home DIR` keeps the loaded, compacted store in DIR and starts later runs of the same `--size` from a copy
+ * of it (the runs' writes go to the copy, DIR stays as loaded): the daemon embeds every memory it loads, at
+ * about 100 a second on two cores, so 100,000 take half an hour or more. The store is the one a user who
+ * imported those memories has (the same import, embedded and extracted by the daemon, then compacted by its
+ * maintenance pass, which builds the vector index above 50,000 passages). DIR records the size and seed it
+ * holds; a run of another size refuses it rather than loading over it.
+ *
+ *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--during N] [--scan 500] [--alternate DIR [--alternate-first]] [--home DIR]
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
@@ -53,6 +60,36 @@ import { latencyFigures, round, timed } from './lib/stats.js';
 import { execFileSync } from 'node:child_process';
 
 const SEED = 20261124;
+/** The seed of the loaded memories (scale.ts's: the same notes, tags, spaces and dates). */
+const STORE_SEED = 20261121;
+/** What a kept store (`--home`) holds, in a file beside its data. */
+const KEPT_FILE = 'bench-load-store.json';
+
+/** Whether `home` holds a kept store of `size` memories; throws if it holds another. */
+function keptStore(home: string, size: number): boolean {
+  const file = join(home, KEPT_FILE);
+  if (!existsSync(file)) {
+    if (existsSync(home) && readdirSync(home).length > 0) throw new Error(`--home ${home} is not empty and holds no ${KEPT_FILE}: not a kept store`);
+    return false;
+  }
+  const kept = JSON.parse(readFileSync(file, 'utf8')) as { size?: unknown; seed?: unknown };
+  if (kept.size !== size || kept.seed !== STORE_SEED) throw new Error(`--home ${home} holds ${String(kept.size)} memories of seed ${String(kept.seed)}, not ${size} of ${STORE_SEED}`);
+  return true;
+}
+
+/**
+ * Copies a loaded and compacted daemon home to `home` once the work the load left is done (the standard
+ * memories' extraction) and the daemon is stopped (the tables at rest), without the run's state files (run
+ * file, log); then starts the daemon again on its own home.
+ */
+async function keepStore(daemon: BenchDaemon, home: string, size: number): Promise<void> {
+  await settle(daemon);
+  await daemon.halt();
+  const state = join(daemon.home, 'state');
+  cpSync(daemon.home, home, { recursive: true, filter: (source) => !(source.startsWith(state) && /^daemon\.(json|log)$/.test(relative(state, source))) });
+  writeFileSync(join(home, KEPT_FILE), `${JSON.stringify({ size, seed: STORE_SEED, keptAt: new Date().toISOString() })}\n`);
+  await daemon.restart();
+}
 
 /** CPU seconds the process has used (user + system), from /proc (Linux). */
 export function cpuSeconds(pid: number): number {
@@ -361,6 +398,8 @@ export interface LoadBenchOptions {
    * this gives the current build's figure (a second run with the default order gives the alternate's).
    */
   readonly alternateFirst?: boolean;
+  /** A directory that keeps the loaded store between runs (see the file's header). */
+  readonly home?: string | undefined;
 }
 
 export async function runLoadBench(options: LoadBenchOptions = {}): Promise<BenchResult> {
@@ -372,8 +411,10 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const scanFiles = options.scan ?? 500;
   const scans: ScanRun[] = [];
   const uptimeBefore = execFileSync('uptime', { encoding: 'utf8' }).trim();
-  const stream = createMemoryStream(20261121);
-  const daemon = await startDaemon({ timeoutMs: 600_000, ...(options.alternate ? { alternate: options.alternate } : {}) });
+  const stream = createMemoryStream(STORE_SEED);
+  const kept = options.home ? keptStore(options.home, size) : false;
+  const daemon = await startDaemon({ timeoutMs: 600_000, ...(options.alternate ? { alternate: options.alternate } : {}), ...(kept ? { from: options.home } : {}) });
+  let loadSeconds: number | null = null;
   const runs: LoadRun[] = [];
   let cost: Record<string, number> = {};
   let costThreads: Record<string, Record<string, number>> = {};
@@ -388,9 +429,14 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const capBefore = ingestItems > 0 ? await modelsCap(capTexts) : noCap;
   try {
     const items = Array.from({ length: size }, () => stream());
-    process.stderr.write(`  loading ${size} memories\n`);
-    await load(daemon, items, new Map());
-    await daemon.compact();
+    if (kept) {
+      process.stderr.write(`  ${size} memories from the kept store ${options.home}\n`);
+    } else {
+      process.stderr.write(`  loading ${size} memories\n`);
+      loadSeconds = round((await load(daemon, items, new Map())).seconds, 1);
+      await daemon.compact();
+      if (options.home) await keepStore(daemon, options.home, size);
+    }
     const ids = items.map((item) => item.id);
     const queries = createNoteGenerator(SEED + 7);
     const writes = createNoteGenerator(SEED + 11);
@@ -555,6 +601,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     figures: {
       size,
       seconds,
+      keptStore: options.home ?? null,
+      loadSeconds,
       uptimeBefore,
       uptimeAfter,
       costAloneMs: cost,
@@ -581,7 +629,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
 
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
-    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, during: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' }, 'alternate-first': { type: 'boolean', default: false } },
+    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, during: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' }, 'alternate-first': { type: 'boolean', default: false }, home: { type: 'string' } },
   });
   finishStandalone(
     await measure(() =>
@@ -593,6 +641,7 @@ if (isMain(import.meta.url)) {
         ...(values.scan ? { scan: Number(values.scan) } : {}),
         alternate: values.alternate,
         alternateFirst: values['alternate-first'],
+        home: values.home,
       }),
     ),
   );
