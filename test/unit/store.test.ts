@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
 import type { Storage } from '../../src/core/ports.js';
 import type { MemoryRecord } from '../../src/core/types.js';
+import type { MemoryView, SortKey } from '../../src/core/query/fields.js';
+import { parseFilter } from '../../src/core/query/filter.js';
+import { Zone } from '../../src/core/query/time.js';
 import { openLanceStore } from '../../src/store/lancedb/lancedb-store.js';
 import * as lancedb from '@lancedb/lancedb';
 import { Schema } from 'apache-arrow';
@@ -63,6 +66,46 @@ describe('LanceDB memory store', () => {
     });
     await store.insert(record, [{ seq: 0, text: 'x', vector: vec(1, 0, 0, 0) }]);
     expect(await store.get(record.id)).toEqual(record);
+  });
+
+  it('a sorted page reads its fields for the page only and is the page of the whole sorted selection', async () => {
+    const store = storage.memories('usr_sorted');
+    const other = storage.memories('usr_sorted_other');
+    const base = Date.UTC(2026, 0, 1);
+    // Ties on createdAt and on title, a missing updatedAt, and another account's rows in between.
+    const records = Array.from({ length: 23 }, (_, i) =>
+      memory({
+        title: `title ${i % 4}`,
+        content: `content ${i} ${'x'.repeat(i)}`,
+        tags: i % 2 === 0 ? ['even'] : ['odd'],
+        metadata: { i },
+        createdAt: base + (i % 5) * 1000,
+        updatedAt: i % 3 === 0 ? null : base + i,
+      }),
+    );
+    for (const record of records) await store.insert(record, []);
+    for (let i = 0; i < 5; i++) await other.insert(memory({ title: 'title 0', createdAt: base + i * 1000 }), []);
+    const fields = ['id', 'title', 'content', 'tags', 'metadata', 'createdAt', 'updatedAt'] as const;
+    const orders: SortKey[][] = [
+      [{ field: { kind: 'date', name: 'createdAt' }, direction: -1 }, { field: { kind: 'text', name: 'id' }, direction: -1 }],
+      [{ field: { kind: 'text', name: 'title' }, direction: 1 }, { field: { kind: 'text', name: 'id' }, direction: 1 }],
+      [{ field: { kind: 'date', name: 'updatedAt' }, direction: 1 }, { field: { kind: 'text', name: 'id' }, direction: -1 }],
+    ];
+    for (const orderBy of orders) {
+      for (const where of [null, parseFilter({ tags: 'even' }, { zone: Zone.of('UTC') })]) {
+        const everything = await store.select({ where, fields: [...fields], orderBy });
+        const pages: MemoryView[] = [];
+        for (let offset = 0; offset < everything.rows.length + 5; offset += 5) {
+          const page = await store.select({ where, fields: [...fields], orderBy, page: { limit: 5, offset } });
+          expect(page.total).toBe(everything.rows.length);
+          pages.push(...page.rows);
+        }
+        expect(pages).toEqual(everything.rows);
+        // Fields other than the sort keys, and fewer: the same ids in the same order, only those fields.
+        const narrow = await store.select({ where, fields: ['id', 'content'], orderBy, page: { limit: 7, offset: 3 } });
+        expect(narrow.rows).toEqual(everything.rows.slice(3, 10).map((row) => ({ id: row.id, content: row.content })));
+      }
+    }
   });
 
   it("finds an account's nearest passages when another account's lie nearer, and the nearest of all when they are its own", async () => {

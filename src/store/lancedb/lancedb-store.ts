@@ -21,7 +21,7 @@ import type {
   VectorSearchLoad,
   WatchStore,
 } from '../../core/ports.js';
-import type { SortKey } from '../../core/query/fields.js';
+import type { MemoryField, SortKey } from '../../core/query/fields.js';
 import type { ChunkInput, KeywordHit, MemoryFilter, MemoryRecord, VectorHit } from '../../core/types.js';
 import { MEMORY_COLUMNS, readViews } from './columns.js';
 import {
@@ -697,12 +697,42 @@ class LanceMemoryStore implements MemoryStore {
       request.narrow ? metadataTextPrefilter(request.narrow) : undefined,
     );
     const fields = [...new Set(['id' as const, ...request.fields])];
+    if (request.orderBy && request.orderBy.length > 0 && request.page) return this.sortedPage(where, fields, request.orderBy, request.page);
     let query = table.query().where(where).select(fields.map((field) => MEMORY_COLUMNS[field]));
     if (request.orderBy && request.orderBy.length > 0) query = query.orderBy(request.orderBy.map(ordering));
     if (request.page) query = query.offset(request.page.offset).limit(request.page.limit);
     const [result, total] = await Promise.all([query.toArrow(), request.page ? table.countRows(where) : null]);
     const rows = readViews(result, fields);
     return { rows, total: total ?? rows.length };
+  }
+
+  /**
+   * A sorted page: LanceDB sorts every matching row with every column it selects, so the sort keys are read
+   * first, and the page's fields only for the page's ids (bench/README.md, issue #23, "Many clients at
+   * 100,000 memories", has what each costs). A memory deleted between the two reads drops out of the page.
+   */
+  private async sortedPage(where: Predicate, fields: readonly MemoryField[], orderBy: readonly SortKey[], page: { readonly limit: number; readonly offset: number }): Promise<SelectResult> {
+    const table = this.tables.memories.table;
+    const order = orderBy.map(ordering);
+    const keys = table
+      .query()
+      .where(where)
+      .select([...new Set(['id', ...order.map((key) => key.columnName)])])
+      .orderBy(order)
+      .offset(page.offset)
+      .limit(page.limit)
+      .toArray();
+    const [keyRows, total] = await Promise.all([keys, table.countRows(where)]);
+    const ids = keyRows.map((row: Row) => str(row, 'id'));
+    if (ids.length === 0) return { rows: [], total };
+    const result = await table
+      .query()
+      .where(and(eq('account_id', this.accountId), inList('id', ids)))
+      .select(fields.map((field) => MEMORY_COLUMNS[field]))
+      .limit(ids.length)
+      .toArrow();
+    const byId = new Map(readViews(result, fields).map((view) => [view.id, view]));
+    return { rows: ids.flatMap((id) => byId.get(id) ?? []), total };
   }
 
   async page(request: MemoryPageRequest): Promise<MemoryRecord[]> {
