@@ -6,7 +6,8 @@
  *    from /proc/<pid>/stat (and per thread from /proc/<pid>/task: main thread, model workers, LanceDB): CPU per request, weighted by the mix, gives the requests per second the cores
  *    allow (2 cores / weighted cost; the load generator shares them, so the real ceiling is lower). Then the
  *    mix itself with one client: its CPU per request gives a second limit, which also pays for the fragments
- *    the mix's writes leave and for extraction beside the reads.
+ *    the mix's writes leave and for extraction beside the reads. With `--alternate`, each type alone is
+ *    measured for the other build too, on the same store, right after (the limit stays the current build's).
  * 2. The mix of scale.ts (45% semantic search, 20% hybrid, 10% query, 10% get, 10% turbo save, 5% save) with
  *    16, 64, 64 and 16 clients (the runs' writes stay, so each finds a larger store), `--seconds` each; with
  *    `--alternate DIR` (another build) each as an A B pair on the same data, so both builds meet the same
@@ -418,6 +419,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const runs: LoadRun[] = [];
   let cost: Record<string, number> = {};
   let costThreads: Record<string, Record<string, number>> = {};
+  let costAlternate: Record<string, number> = {};
+  let costAlternateThreads: Record<string, Record<string, number>> = {};
   let serial: LoadRun | null = null;
   let costAfterRuns: { build: string; total: Record<string, number>; threads: Record<string, Record<string, number>>; settledMs: Record<string, number> } | null = null;
   const ingest: IngestFigures[] = [];
@@ -443,6 +446,16 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     const entries = mix(daemon, queries, writes, ids);
     process.stderr.write('  each request type alone (CPU per request)\n');
     ({ total: cost, threads: costThreads } = await costAlone(daemon, entries, 40));
+    if (options.alternate) {
+      // The other build's cost of each type alone, on the same store (the current build's writes above stay:
+      // a few dozen rows beside `size`).
+      await daemon.use('alternate');
+      await warmUp(daemon, entries);
+      process.stderr.write('  each request type alone, alternate (CPU per request)\n');
+      ({ total: costAlternate, threads: costAlternateThreads } = await costAlone(daemon, entries, 40));
+      await daemon.use('current');
+      await warmUp(daemon, entries);
+    }
     // The limit above adds up each type alone on compacted tables; the mix itself, one request at a time,
     // also pays for the fragments its own writes leave behind and for extraction running beside the reads.
     if (seconds > 0) {
@@ -520,6 +533,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   const weightedMs = Object.entries(cost).reduce((sum, [name, ms]) => sum + (weights[name] ?? 0) * ms, 0);
   const cores = cpus().length;
   const limit = round((cores * 1000) / weightedMs, 1);
+  const weightedAlternateMs = Object.entries(costAlternate).reduce((sum, [name, ms]) => sum + (weights[name] ?? 0) * ms, 0);
+  const limitAlternate = weightedAlternateMs > 0 ? round((cores * 1000) / weightedAlternateMs, 1) : null;
   const median = (values: number[]) => {
     const sorted = [...values].sort((a, b) => a - b);
     const middle = sorted.length / 2;
@@ -552,12 +567,16 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   };
   const serialLimit = serial ? round((cores * 1000) / (serial.cpuMsPerRequest.total ?? Number.NaN), 1) : null;
   const costTable: Table = {
-    title: `daemon CPU per request, each type alone (ms); weighted ${round(weightedMs, 1)} ms -> limit ${limit} req/s on ${cores} cores`,
+    title: `daemon CPU per request, each type alone (ms); weighted ${round(weightedMs, 1)} ms -> limit ${limit} req/s on ${cores} cores${limitAlternate ? ` (alternate: ${round(weightedAlternateMs, 1)} ms -> ${limitAlternate} req/s)` : ''}`,
     header: ['type', 'share of mix', 'CPU ms', 'main thread', 'worker threads (models)', 'LanceDB threads', 'other threads'],
     rows: [
       ...Object.entries(cost).map(([name, ms]) => {
         const split = costThreads[name] ?? {};
         return [name, weights[name] ?? 0, ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
+      }),
+      ...Object.entries(costAlternate).map(([name, ms]) => {
+        const split = costAlternateThreads[name] ?? {};
+        return [`${name}, alternate`, weights[name] ?? 0, ms, split.main ?? '-', split.workers ?? '-', split.lancedb ?? '-', split.other ?? '-'];
       }),
       ...Object.entries(costAfterRuns?.total ?? {}).map(([name, ms]) => {
         const split = costAfterRuns?.threads[name] ?? {};
@@ -607,6 +626,9 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
       uptimeAfter,
       costAloneMs: cost,
       costAloneByThreadMs: costThreads,
+      costAloneAlternateMs: costAlternate,
+      limitAlternateRequestsPerSecond: limitAlternate,
+      costAloneAlternateByThreadMs: costAlternateThreads,
       weightedCostMs: round(weightedMs, 1),
       limitRequestsPerSecond: limit,
       serialMix: serial,
