@@ -53,9 +53,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, abstention: { bias: 0.232522, weights: [-0.442182, -0.523586, -1.88421, -0.197494, 1.181874, 0.720112, 0.722024, 0.429151, 2.801047, 2.241743, 2.092667] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, abstention: { bias: 0.443443, weights: [-0.414789, -0.786694, -1.84479, -0.203195, 1.194943, 0.728054, 0.726968, 0.433867, 2.751569, 2.269219, 2.048992] } },
   calibration: {
     facts: [],
-    passages: [[0.453, 0.157], [0.601, 0.192], [0.708, 0.219], [0.799, 0.369], [0.85, 0.373], [0.897, 0.442], [0.943, 0.569], [0.987, 0.731]],
+    passages: [[0.45, 0.157], [0.685, 0.233], [0.798, 0.369], [0.85, 0.373], [0.897, 0.442], [0.943, 0.569], [0.987, 0.731]],
   },
 };
