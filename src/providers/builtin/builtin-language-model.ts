@@ -141,7 +141,8 @@ export interface AnswerRules {
   readonly headPhrases?: boolean;
   /**
    * A question that asks whether ("Did Melanie make the bowl?", "Do Jon and Gina both dance?") is answered
-   * "Yes" from the line that best says it, "No" when that line opens with a no (yesNoOf).
+   * "Yes" from the line that best says it, "No" when that line opens with a no or denies the asked words
+   * (yesNoOf).
    */
   readonly yesNo?: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
@@ -708,8 +709,8 @@ export class BuiltinLanguageModel implements LanguageModel {
       if (concise && !whether && !named && this.rules.gapRun && this.rules.gapWindow && !isListQuestion(request.question)) {
         // The first of the best lines that fills the gap answers: the best line's filler beats a title it
         // quotes (a question may name that title itself: 'What is the type of game "Xenoblade..."?'), and a
-        // line a little lower that fills the gap beats a best line that does not.
-        // With gapLongest, the line that says the most of the question's phrase fills it (the best of those).
+        // line a little lower that fills the gap beats a best line that does not. With gapLongest, the line
+        // that says the most of the question's phrase fills it (the best of those).
         let chosen: { candidate: Candidate; fill: GapFill } | undefined;
         for (const candidate of ranked.slice(0, this.rules.gapWindow)) {
           if (isQuestion(candidate.text)) continue;
@@ -847,11 +848,6 @@ export class BuiltinLanguageModel implements LanguageModel {
   }
 }
 
-/**
- * The date a line answers a "when" question with: a relative phrase resolved against the day its memory was
- * written, an explicit date (a lone weekday resolved the same way), or that day itself. "How long ago...?"
- * asks for the span: "ten years ago" answers it as written.
- */
 /** Words that deny what follows them: "haven't paid", "never went", "not yet". */
 const NEGATION = /^(?:not|never|no|nope|nah|cannot|without|\w+n['’]t)$/iu;
 
@@ -869,6 +865,11 @@ function yesNoOf(sentence: string, question: string): string {
   return written.slice(Math.max(0, first - 3), first).some((word) => NEGATION.test(word)) ? 'No' : 'Yes';
 }
 
+/**
+ * The date a line answers a "when" question with: a relative phrase resolved against the day its memory was
+ * written, an explicit date (a lone weekday resolved the same way), or that day itself. "How long ago...?"
+ * asks for the span: "ten years ago" answers it as written.
+ */
 function dateOf(candidate: Candidate, question: string): string {
   const explicit = findExplicitDate(candidate.text);
   const relative = findRelativeDate(candidate.text);
