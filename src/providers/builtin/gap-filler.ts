@@ -151,14 +151,14 @@ const HEAD_QUESTION =
 const VAGUE = new Set([
   'new', 'old', 'good', 'great', 'fun', 'nice', 'cool', 'awesome', 'amazing', 'exciting', 'certain', 'different', 'varied', 'other', 'big',
   'small', 'little', 'first', 'last', 'next', 'same', 'favorite', 'favourite', 'fave', 'special', 'whole', 'real', 'many', 'few', 'several',
-  'own', 'best', 'lovely', 'beautiful', 'wonderful', 'huge', 'latest', 'recent', 'whole', 'various', 'such', 'cute', 'super', 'really',
+  'own', 'best', 'lovely', 'beautiful', 'wonderful', 'huge', 'latest', 'recent', 'various', 'such', 'cute', 'super', 'really',
 ]);
 
 /** Subjects whose next word is their verb, not a modifier of the head: "I love sci-fi movies". */
 const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she', "i've", "we've", "they've", "i'd", "we'd"]);
 
 /**
- * The head of a "what X" question as a line says it with its own modifiers: "an LGBTQ+ counseling workshop"
+ * The head of a "what X" question as a line says it with its own modifiers: "LGBTQ+ counseling workshop"
  * for "What workshop did Caroline attend?" over "I went to an LGBTQ+ counseling workshop last Friday",
  * "action and sci-fi movies" for "What type of movies does Nate enjoy?". Undefined when the line says the
  * head with no word before it that the question does not say. The answerer asks for it when no line fills
