@@ -28,16 +28,23 @@ export function parseList(value: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
+/** An example of each JSON flag, for the error that says how to write it. */
+const JSON_EXAMPLES: Record<string, string> = {
+  '--sort': '{"createdAt":-1}',
+  '--filter': '{"tags":"bills"}',
+};
+
 export function parseJsonObject(value: string | undefined, flag: string): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
+  const example = JSON_EXAMPLES[flag] ?? '{"source":"email"}';
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new MemError('VALIDATION_ERROR', `${flag} must be a JSON object, e.g. '{"source":"email"}'.`);
+    throw new MemError('VALIDATION_ERROR', `${flag} must be a JSON object, e.g. '${example}'.`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new MemError('VALIDATION_ERROR', `${flag} must be a JSON object, e.g. '{"source":"email"}'.`);
+    throw new MemError('VALIDATION_ERROR', `${flag} must be a JSON object, e.g. '${example}'.`);
   }
   return parsed as Record<string, unknown>;
 }
