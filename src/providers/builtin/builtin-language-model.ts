@@ -724,7 +724,7 @@ export class BuiltinLanguageModel implements LanguageModel {
           picked.splice(0, picked.length, chosen.candidate);
         } else if (this.rules.headPhrases && !(this.rules.quotedTitles && quotedTitle(best.text, questionWordSet))) {
           // No line says the question's verb phrase: the best line that says the asked head with its own
-          // modifiers answers ("an LGBTQ+ counseling workshop" for "What workshop did she attend?").
+          // modifiers answers ("LGBTQ+ counseling workshop" for "What workshop did she attend?").
           for (const candidate of ranked.slice(0, this.rules.gapWindow)) {
             if (isQuestion(candidate.text)) continue;
             const head = headPhrase(candidate.text, request.question);

@@ -229,7 +229,7 @@ function favouriteOf(sentence: string, question: string): string | typeof OWN_FA
   const subject = (found[1] ?? '').trim().replace(CLAUSE_OPENERS, '');
   const words = subject.split(/\s+/u);
   // A pronoun ("it's my favourite") or a whole clause names nothing the question can take.
-  if (words.length === 0 || words.length > MAX_WORDS || /^(?:it|this|that|these|those|they|he|she|which|what|who)$/iu.test(subject)) return undefined;
+  if (words.length > MAX_WORDS || /^(?:it|this|that|these|those|they|he|she|which|what|who)$/iu.test(subject)) return undefined;
   if (words.some((word) => PHRASE_END.has(bare(word)) && !/^(?:it|too)$/u.test(bare(word)))) return undefined;
   // The question's own favourite ("...treats besides coconut milk ice cream?") is not the one asked for.
   const asked = new Set(termsOf(question));
@@ -290,6 +290,9 @@ const CLAUSE_END = /[,;:!?.()"“”]|\s[–—-]\s/u;
 /** One to three words: an item of a list. */
 const ITEM = String.raw`(?:[\p{L}\p{N}'’-]+\s+){0,2}[\p{L}\p{N}'’-]+`;
 
+/** A clause that is one item: a list may go on after it. */
+const LONE_ITEM = new RegExp(String.raw`^\s*${ITEM}\s*$`, 'u');
+
 /** Items after a first one, the last after "and" or "or", up to the sentence's end (", faith and strength."). */
 const LIST_TAIL = new RegExp(String.raw`^(?:\s*,\s*${ITEM})*\s*,?\s+(?:and|or)\s+${ITEM}(?=\s*(?:[.;:!?)]|$))`, 'u');
 
@@ -299,7 +302,7 @@ const LIST_TAIL = new RegExp(String.raw`^(?:\s*,\s*${ITEM})*\s*,?\s+(?:and|or)\s
  */
 function listed(rest: string): string {
   const first = rest.split(CLAUSE_END)[0] ?? '';
-  if (!new RegExp(`^\\s*${ITEM}\\s*$`, 'u').test(first)) return first;
+  if (!LONE_ITEM.test(first)) return first;
   const tail = LIST_TAIL.exec(rest.slice(first.length));
   return tail ? first + tail[0] : first;
 }
@@ -381,7 +384,7 @@ export function reasonOf(sentence: string): string | undefined {
   if (!marker) return undefined;
   let rest = text.slice((marker.index ?? 0) + marker[0].length);
   rest = rest.replace(SUBJECT_BE, '');
-  const clause = rest.split(/[,;:!?.()"“”]|\s[–—-]\s/u)[0] ?? '';
+  const clause = rest.split(CLAUSE_END)[0] ?? '';
   const out: string[] = [];
   for (const part of clause.split(/\s+/u).filter((word) => /[\p{L}\p{N}]/u.test(word))) {
     const word = bare(part);
