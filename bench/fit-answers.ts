@@ -85,6 +85,10 @@ export async function summarise(
     const weights = ranked?.weights;
     if (!ranker) return { variants: [rules], records: [perVariant[index] ?? []] };
     const named = { ...rules, ...(weights ? { lineWeights: weights } : {}), listNames: true };
+    // Each step adds to the one before: named things, list parts, named lists, five items, ties, then the
+    // gap rules on top of all of those.
+    const lists = { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true };
+    const gaps = { ...lists, gapRun: 1 };
     const refined: AnswerRules[] = [
       { ...rules, listNames: true },
       ...(weights ? [{ ...rules, lineWeights: weights }, named] : []),
@@ -92,19 +96,14 @@ export async function summarise(
       { ...named, namedThings: true, listParts: true },
       { ...named, namedThings: true, listParts: true, namedLists: true },
       { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5 },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 2 },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1 },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 2 },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3 },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 2, reasons: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 2, reasons: true, yesNo: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, yesNo: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, yesNo: true, gapLongest: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 3, reasons: true, yesNo: true, gapLongest: true, headPhrases: true },
-      { ...named, namedThings: true, listParts: true, namedLists: true, listItems: 5, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, headPhrases: true },
+      lists,
+      { ...lists, gapRun: 2 },
+      gaps,
+      ...[2, 3].map((gapWindow) => ({ ...gaps, gapWindow })),
+      ...[2, 3].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true })),
+      ...[2, 3].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true })),
+      ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true })),
+      ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true, headPhrases: true })),
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };
