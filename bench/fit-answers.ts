@@ -75,7 +75,11 @@ export async function summarise(
    * (gapWindow); with either window, "why" answered with the reason the line gives (reasons); last, on top of
    * those, a question that asks whether answered "Yes" or "No" from its best line (yesNo), then the gap
    * filled by the line of the best three or five that says the most of the question's phrase (gapLongest),
-   * and, where none fills it, "what X" answered with X as one of those lines qualifies it (headPhrases).
+   * and, where none fills it, "what X" answered with X as one of those lines qualifies it (headPhrases);
+   * then what a line names before the question's own modifier (objectsBefore), an answer that only
+   * announces what follows its dash answered with what follows (elaborations), answers less the times
+   * they say (timeless), a named thing answered with the line's name nearest the question's words
+   * (nearestNames), and a question's short form of a name read as the name it starts ("Mel": shortNames).
    */
   const stage = async (fold?: string) => {
     const index = pickedIndex(perVariant, fold);
@@ -104,6 +108,11 @@ export async function summarise(
       ...[2, 3].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true })),
       ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true })),
       ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true, headPhrases: true })),
+      ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true })),
+      ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true, elaborations: true })),
+      ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true, elaborations: true, timeless: true })),
+      ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true, elaborations: true, timeless: true, nearestNames: true })),
+      ...[3, 5].map((gapWindow) => ({ ...gaps, gapWindow, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true, elaborations: true, timeless: true, nearestNames: true, shortNames: true })),
     ];
     const records = await answerAll(ranker.asked, refined, ranker.embedder, `refinements${fold ? ` without ${fold}` : ''}`);
     return { variants: [rules, ...refined], records: [perVariant[index] ?? [], ...records] };

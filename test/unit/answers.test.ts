@@ -7,8 +7,8 @@ import { contentWords, countTokens, properNouns, resolveMonth, resolveRelativeDa
 import type { MemoryService, SearchInput } from '../../src/core/memory-service.js';
 import type { MemoryRecord } from '../../src/core/types.js';
 import { ABSTENTION_SIGNALS, abstains, BuiltinLanguageModel, listedParts, LINE_FEATURES, type AnswerRules } from '../../src/providers/builtin/builtin-language-model.js';
-import { asksForNamedThing, isCompound, isListQuestion, questionKind } from '../../src/providers/builtin/question-forms.js';
-import { gapFiller, headPhrase, reasonOf } from '../../src/providers/builtin/gap-filler.js';
+import { asksForNamedThing, isCompound, isListQuestion, questionKind, withFullNames } from '../../src/providers/builtin/question-forms.js';
+import { elaborated, gapFiller, headPhrase, objectBefore, reasonOf, withoutTimes } from '../../src/providers/builtin/gap-filler.js';
 import { holderOf, tiePhrase } from '../../src/providers/builtin/typed-spans.js';
 import type { AnswerChunk, AnswerSource, EmbeddingModel } from '../../src/providers/spec.js';
 import { fakeEmbedding } from '../helpers/fake-ollama.js';
@@ -742,12 +742,17 @@ describe('answer text helpers', () => {
     expect((await answer('What is Jon working on opening?', echo, 'fast', { ...PLAIN, window: 2, gapRun: 1, gapWindow: 2 })).text).toBe('a dance studio');
   });
 
-  it('fills a gap past a time, after a stranded preposition, through "stands for", with a whole list, and with a named favourite', () => {
+  it('fills a gap past a time, after a stranded preposition, after a verb that follows a modifier, through "stands for", with a whole list, and with a named favourite', () => {
     const none = new Set<string>();
     // A time between the phrase and its filler times the thing; a question that ends on its preposition
     // asks for that preposition's object, not for what the phrase "is".
     expect(gapFiller('I had an interview yesterday for a museum job, wish me luck!', "What was Priya's interview for?", new Set(["priya's"]), 1)).toBe('a museum job');
     expect(gapFiller('Took a short trip last month to Lisbon to see my aunt.', 'What did Ana take a trip to Lisbon for?', new Set(['ana', 'lisbon']), 1)).toBe('see my aunt');
+    // "of" strands too ("a reminder of"), and a verb with its object pronoun after a modifier is the
+    // question's verb, not part of the modifier ("the photo on her desk remind her of").
+    expect(gapFiller('The colours are lovely - it reminds me of art and self-expression.', "What is Mia's bowl a reminder of?", new Set(["mia's"]), 1)).toBe('art and self-expression');
+    expect(gapFiller('Having that photo on my desk reminds me of home every day.', "What does the photo on Lea's desk remind her of?", new Set(["lea's"]), 1)).toBe('home every day');
+    expect(gapFiller('I keep a photo on my desk of home.', "What does Lea keep on her desk?", new Set(['lea']), 1)).toBe('a photo');
     // "stands for", "is a symbol of", "represents" and "means" answer "symbolize"; a list of short items keeps
     // all its items though commas part them, and no comma trails the filler.
     expect(gapFiller('Got this ring from my dad, it stands for courage, hope and patience.', "What does Tom's ring symbolize?", new Set(["tom's"]), 1)).toBe('courage, hope and patience');
@@ -796,6 +801,88 @@ describe('answer text helpers', () => {
     expect((await answer('What workshop did Ana attend?', lines, 'fast', rules)).text).not.toBe('pottery glazing workshop');
     const filled = [source('f', 'Ana: I attended a pottery workshop.', 0.8)];
     expect((await answer('What workshop did Ana attend?', filled, 'fast', { ...rules, headPhrases: true })).text).toBe('a pottery workshop');
+  });
+
+  it('answers with what a line names before the question\'s own modifier (objectsBefore)', async () => {
+    const club = new Set(['joanna']);
+    const question = 'What did Joanna make for one of the ladies at her writing club?';
+    // Another verb in the line, the thing's determiner and praise left out, its kind kept.
+    expect(objectBefore('Joanna: I just finished this cute little bookmark for one of the ladies at my writing club!', question, club)).toEqual({ text: 'little bookmark', run: 3 });
+    expect(objectBefore("Gina: Here's one of my trophies from a dance contest, nice reminder.", 'What did Gina receive from a dance contest?', new Set(['gina']))?.text).toBe('trophies');
+    // The modifier unsaid, said in part, or after no preposition; a question with no modifier after its verb;
+    // a past verb right before the modifier names nothing.
+    expect(objectBefore('Joanna: I went to my writing club.', question, club)).toBeUndefined();
+    expect(objectBefore('Joanna: I made a card for my mum.', question, club)).toBeUndefined();
+    expect(objectBefore('Joanna: The ladies at my writing club loved the bookmark.', question, club)).toBeUndefined();
+    expect(objectBefore('Joanna: I made a bookmark for the ladies.', 'What did Joanna make?', club)).toBeUndefined();
+    expect(objectBefore('Joanna: I finished for one of the ladies at my writing club.', question, club)).toBeUndefined();
+    // Through the answerer: it beats a line that says fewer of the question's words after its verb.
+    const lines = [
+      source('a', 'Joanna: Writing lets me make something good out of it.', 0.9),
+      source('b', 'Joanna: I just finished this cute little bookmark for one of the ladies at my writing club!', 0.8),
+    ];
+    const rules = { ...PLAIN, gapRun: 1, gapWindow: 3, gapLongest: true };
+    expect((await answer(question, lines, 'fast', rules)).text).toBe('something good');
+    const placed = await answer(question, lines, 'fast', { ...rules, objectsBefore: true });
+    expect(placed.text).toBe('little bookmark');
+    expect(placed.finish.cited).toEqual(['b']);
+  });
+
+  it('answers a named thing with the line\'s name nearest the question\'s words (nearestNames)', async () => {
+    const lines = [source('m', 'Ana: I like Queen for rock, but for classical I love Bach and Mozart.', 0.8)];
+    const rules = { ...PLAIN, namedThings: true };
+    expect((await answer('Which classical artist does Ana love?', lines, 'fast', rules)).text).toBe('Queen');
+    expect((await answer('Which classical artist does Ana love?', lines, 'fast', { ...rules, nearestNames: true })).text).toBe('Bach and Mozart');
+    expect((await answer('Which rock band does Ana like?', lines, 'fast', { ...rules, nearestNames: true })).text).toBe('Queen');
+  });
+
+  it('reads a short form of a name in the question as the one name of the memories it starts (shortNames)', async () => {
+    const speakers = new Set(['Melanie', 'Caroline']);
+    expect(withFullNames('What did Mel and her kids make?', speakers, new Set(['Mel']))).toBe('What did Melanie and her kids make?');
+    expect(withFullNames("What is Mel's job?", speakers, new Set())).toBe("What is Melanie's job?");
+    // A name of its own, two names it starts, a short form that notes name beside a longer name no one
+    // speaks, two letters: unchanged.
+    expect(withFullNames('What did Caroline make?', speakers, new Set())).toBe('What did Caroline make?');
+    expect(withFullNames('What did Sam bake?', new Set(), new Set(['Samantha', 'Samuel']))).toBe('What did Sam bake?');
+    expect(withFullNames('What did Sam bake?', new Set(), new Set(['Sam', 'Samantha']))).toBe('What did Sam bake?');
+    expect(withFullNames('What did Sam bake?', new Set(), new Set(['Samantha']))).toBe('What did Samantha bake?');
+    expect(withFullNames('What did Jo bake?', new Set(), new Set(['Joanna']))).toBe('What did Jo bake?');
+    // Through the answerer: the short form is found in the memory its speaker holds, as the full name is
+    // (an abstention model that refuses answers from memories that do not hold the question's names).
+    const lines = [source('m', 'Melanie: We made pots at the pottery workshop!', 0.8)];
+    const weights = ABSTENTION_SIGNALS.map((signal) => (signal === 'nameMissingLead' ? 1 : 0));
+    const rules = { ...PLAIN, gapRun: 1, gapWindow: 2, abstention: { bias: -0.5, weights } };
+    expect((await answer('What did Melanie make at the pottery workshop?', lines, 'fast', rules)).text).toBe('pots');
+    expect((await answer('What did Mel make at the pottery workshop?', lines, 'fast', { ...rules, shortNames: true })).text).toBe('pots');
+    expect((await answer('What did Mel make at the pottery workshop?', lines, 'fast', rules)).text).toBe('');
+  });
+
+  it('answers with what follows a dash when the words before it only announce it (elaborations)', async () => {
+    expect(elaborated('great news to share - I joined a gym', 'What exciting news did Maria share?')).toBe('joined a gym');
+    expect(elaborated('good cause - to help out veterans and their families', 'What cause did the run support?')).toBe('to help out veterans and their families');
+    // A head that names something the question does not is the answer; no dash, nothing to do.
+    expect(elaborated('necklace is super special to me - a gift from my grandma', "What was grandma's gift to Caroline?")).toBe('necklace is super special to me - a gift from my grandma');
+    expect(elaborated('joined a gym', 'What news did Maria share?')).toBe('joined a gym');
+    const lines = [source('n', 'Maria: I got some great news to share - I joined a gym last week!', 0.8)];
+    const rules = { ...PLAIN, gapRun: 1, gapWindow: 3 };
+    expect((await answer('What exciting news did Maria share?', lines, 'fast', { ...rules, elaborations: true, timeless: true })).text).toBe('joined a gym');
+  });
+
+  it('leaves the times out of an untyped answer (timeless)', async () => {
+    expect(withoutTimes('dinner together last night')).toBe('dinner together');
+    expect(withoutTimes('Last week, we had a meaningful experience at a memorial')).toBe('had a meaningful experience at a memorial');
+    expect(withoutTimes('won my fourth tournament on Friday')).toBe('won my fourth tournament');
+    expect(withoutTimes('printed it last Friday, then sent it off')).toBe('printed it, then sent it off');
+    // A possessive names a thing; a phrase that is only a time stays; a subject stays unless a time opened.
+    expect(withoutTimes("Can't wait for tomorrow's opening")).toBe("Can't wait for tomorrow's opening");
+    expect(withoutTimes('yesterday')).toBe('yesterday');
+    expect(withoutTimes('I took my kids to the park last week')).toBe('I took my kids to the park');
+    const lines = [source('d', 'Maria: My mom and I made dinner together on Friday.', 0.8)];
+    const rules = { ...PLAIN, gapRun: 1, gapWindow: 3 };
+    expect((await answer('What did Maria and her mom make?', lines, 'fast', { ...rules, timeless: true })).text).toBe('dinner together');
+    expect((await answer('What did Maria and her mom make?', lines, 'fast', rules)).text).toBe('dinner together on Friday');
+    // "When" is answered by its time.
+    expect((await answer('When did Maria make dinner?', lines, 'fast', { ...rules, timeless: true })).text).not.toBe('dinner together');
   });
 
   it('answers a question that asks whether with "Yes" or "No" from its best line (yesNo)', async () => {

@@ -46,6 +46,16 @@ export interface AnswerParameters {
     readonly gapLongest?: boolean;
     /** With gapWindow: "what X" answered with X as a line qualifies it when no line fills the gap. */
     readonly headPhrases?: boolean;
+    /** With gapWindow: a question that places its verb's object answered with what a line names there. */
+    readonly objectsBefore?: boolean;
+    /** A question's short form of a name read as the one name of the memories it starts. */
+    readonly shortNames?: boolean;
+    /** With namedThings: the line's name nearest the question's words. */
+    readonly nearestNames?: boolean;
+    /** Untyped answers that only announce what follows their dash answered with what follows. */
+    readonly elaborations?: boolean;
+    /** Untyped answers less the times they say. */
+    readonly timeless?: boolean;
     /** Logistic abstention over the answerer's ABSTENTION_SIGNALS: abstain when bias + weights · signals > 0. */
     readonly abstention?: { readonly bias: number; readonly weights: readonly number[] };
   };
@@ -53,9 +63,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, abstention: { bias: 0.443443, weights: [-0.414789, -0.786694, -1.84479, -0.203195, 1.194943, 0.728054, 0.726968, 0.433867, 2.751569, 2.269219, 2.048992] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true, elaborations: true, timeless: true, nearestNames: true, abstention: { bias: 0.511839, weights: [-0.399421, -0.857577, -1.930643, -0.17753, 1.168186, 0.728553, 0.724333, 0.388716, 2.748427, 2.254052, 2.043346] } },
   calibration: {
     facts: [],
-    passages: [[0.45, 0.157], [0.685, 0.233], [0.798, 0.369], [0.85, 0.373], [0.897, 0.442], [0.943, 0.569], [0.987, 0.731]],
+    passages: [[0.458, 0.176], [0.686, 0.237], [0.815, 0.377], [0.897, 0.481], [0.943, 0.569], [0.987, 0.731]],
   },
 };

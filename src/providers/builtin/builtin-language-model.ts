@@ -19,8 +19,8 @@ import {
   words,
 } from '../../core/answers/text.js';
 import { headWords } from '../../core/answers/question.js';
-import { asksForNamedThing, CHOICE, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WHY_QUESTION, WORKS_QUESTION, YES_NO_QUESTION, type QuestionKind } from './question-forms.js';
-import { gapFill, gapFiller, headPhrase, reasonOf, type GapFill } from './gap-filler.js';
+import { asksForNamedThing, CHOICE, isCompound, isListQuestion, isQuestion, NOW_QUESTION, questionKind, questionNamesOf, WHY_QUESTION, withFullNames, WORKS_QUESTION, YES_NO_QUESTION, type QuestionKind } from './question-forms.js';
+import { elaborated, gapFill, gapFiller, headPhrase, objectBefore, reasonOf, withoutTimes, type GapFill } from './gap-filler.js';
 import { answerSpan, holderOf, speakerLabel, subjectOf, tiePhrase, withoutLabel } from './typed-spans.js';
 import { embedMany } from '../embed-many.js';
 import type { AnswerChunk, AnswerRequest, AnswerSource, AnswerTier, EmbeddingModel, LanguageModel } from '../spec.js';
@@ -145,6 +145,19 @@ export interface AnswerRules {
    * (yesNoOf).
    */
   readonly yesNo?: boolean;
+  /**
+   * With gapWindow: when no line fills the gap, a question that places its verb's object ("What did Joanna
+   * make for her friend?") is answered with what one of those lines names before that place (objectBefore).
+   */
+  readonly objectsBefore?: boolean;
+  /** A question's short form of a name ("Mel") read as the one name of the memories it starts (withFullNames). */
+  readonly shortNames?: boolean;
+  /** With namedThings: the name or title of the line nearest the question's words answers (nearestName). */
+  readonly nearestNames?: boolean;
+  /** An untyped answer whose head only announces what follows its dash is what follows (elaborated). */
+  readonly elaborations?: boolean;
+  /** An untyped answer less the times it says ("dinner together last night" -> "dinner together"; withoutTimes). */
+  readonly timeless?: boolean;
   /** When to say "I don't know" although passages were found (see AbstentionModel); absent: never. */
   readonly abstention?: AbstentionModel;
 }
@@ -342,6 +355,29 @@ function quotedTitle(sentence: string, questionWords: ReadonlySet<string>): stri
   return undefined;
 }
 
+/**
+ * Of the names and titles a line gives, the one nearest the question's words, with the names joined to it
+ * by "and": "I'm a fan of both classical like Bach and Mozart, as well as modern music like Ed Sheeran's
+ * 'Perfect'" answers "Which classical musicians...?" with "Bach and Mozart". The first on a tie, or when
+ * the line holds none of the question's words.
+ */
+function nearestName(sentence: string, found: readonly string[], questionWords: ReadonlySet<string>): string | undefined {
+  let best: { name: string; near: number } | undefined;
+  for (const name of found) {
+    const at = sentence.indexOf(name);
+    const near = at < 0 ? 0 : closeness(sentence, at, questionWords);
+    if (!best || near > best.near) best = { name, near };
+  }
+  if (!best) return undefined;
+  let named = best.name;
+  for (;;) {
+    const at = sentence.indexOf(named);
+    const next = found.find((other) => !named.includes(other) && sentence.startsWith(` and ${other}`, at + named.length));
+    if (!next) return named;
+    named = `${named} and ${next}`;
+  }
+}
+
 /** Fewest content words beyond the question's that a line needs not to count as filler. */
 const FILLER_WORDS = 2;
 
@@ -491,16 +527,26 @@ export class BuiltinLanguageModel implements LanguageModel {
     const promptTokens = countTokens(request.question) + request.sources.reduce((sum, source) => sum + countTokens(source.content), 0);
     const fromFacts = factAnswer(request);
     if (fromFacts) return { ...fromFacts, promptTokens, basis: 'facts' };
-    const passage = await this.fromPassages(request);
+    const passage = await this.fromPassages(this.asked(request));
     if (abstains(this.rules.abstention, passage.signals)) return { text: '', cited: [], support: 0, promptTokens, basis: 'passages', signals: passage.signals };
     return { ...passage, promptTokens, basis: 'passages' };
+  }
+
+  /** The request with its question's short names written out, with shortNames (withFullNames). */
+  private asked(request: AnswerRequest): AnswerRequest {
+    if (!this.rules.shortNames) return request;
+    const speakers = new Set(request.sources.map((source) => speakerLabel(source.content)).filter((label) => label !== undefined));
+    const known = new Set(request.sources.flatMap((source) => properNouns(withoutLabel(source.content))));
+    const question = withFullNames(request.question, speakers, known);
+    return question === request.question ? request : { ...request, question };
   }
 
   /**
    * Every line of the retrieved memories with its LINE_FEATURES, for a question a phrase of its line answers
    * (undefined for "when"): what bench/fit-answers.ts fits AnswerRules.lineWeights on.
    */
-  async lines(request: AnswerRequest): Promise<{ text: string; answer: string; sourceId: string; features: number[] }[] | undefined> {
+  async lines(original: AnswerRequest): Promise<{ text: string; answer: string; sourceId: string; features: number[] }[] | undefined> {
+    const request = this.asked(original);
     const kind = questionKind(request.question);
     if (kind === 'when') return undefined;
     const { candidates, questionNames, questionWordSet } = await this.candidatesOf(request, kind);
@@ -544,6 +590,16 @@ export class BuiltinLanguageModel implements LanguageModel {
   /** Who a line names as the doer of the question's verb (subjectOf) or as the role it asks for (holderOf). */
   private doerOf(sentence: string, question: string, questionNames: ReadonlySet<string>): string | undefined {
     return subjectOf(sentence, question, questionNames, this.rules.tieAnswers === true) ?? holderOf(sentence, question);
+  }
+
+  /** The first of these lines that names the thing the question places with its modifier (objectBefore). */
+  private objectOf(lines: readonly Candidate[], question: string, questionNames: ReadonlySet<string>): { candidate: Candidate; fill: GapFill } | undefined {
+    for (const candidate of lines) {
+      if (isQuestion(candidate.text)) continue;
+      const fill = objectBefore(candidate.text, question, questionNames);
+      if (fill !== undefined) return { candidate, fill };
+    }
+    return undefined;
   }
 
   /** The lines of the retrieved memories, scored on their own (lexical match, embedding, type). */
@@ -698,7 +754,7 @@ export class BuiltinLanguageModel implements LanguageModel {
         for (const candidate of ranked.slice(0, Math.max(1, this.rules.window))) {
           if (isQuestion(candidate.text)) continue;
           const title = quotedTitle(candidate.text, questionWordSet);
-          const name = title ?? newNames(candidate, undefined)[0];
+          const name = this.rules.nearestNames ? nearestName(candidate.text, [...(title ? [title] : []), ...newNames(candidate, title)], questionWordSet) : (title ?? newNames(candidate, undefined)[0]);
           if (!name) continue;
           text = name;
           named = true;
@@ -719,9 +775,16 @@ export class BuiltinLanguageModel implements LanguageModel {
           if (!chosen || (this.rules.gapLongest && fill.run > chosen.fill.run)) chosen = { candidate, fill };
           if (!this.rules.gapLongest) break;
         }
-        if (chosen) {
+        // A line that says the question's modifier with the thing before it beats one that only says fewer
+        // of the question's words after its verb ("make something good out of it").
+        const placed = this.rules.objectsBefore ? this.objectOf(ranked.slice(0, this.rules.gapWindow), request.question, questionNames) : undefined;
+        if (chosen && !(placed && placed.fill.run > chosen.fill.run)) {
           text = chosen.fill.text;
           picked.splice(0, picked.length, chosen.candidate);
+        } else if (placed) {
+          // A line says what the question's verb placed where the question places it.
+          text = placed.fill.text;
+          picked.splice(0, picked.length, placed.candidate);
         } else if (this.rules.headPhrases && !(this.rules.quotedTitles && quotedTitle(best.text, questionWordSet))) {
           // No line says the question's verb phrase: the best line that says the asked head with its own
           // modifiers answers ("LGBTQ+ counseling workshop" for "What workshop did she attend?").
@@ -772,6 +835,8 @@ export class BuiltinLanguageModel implements LanguageModel {
           text = [...new Set(items.flatMap(named))].join(', ');
         } else text = this.rules.listParts ? [...new Set(items.flatMap(parts))].join(', ') : joinList(items.map(phrase));
       }
+      if (concise && !whether && !named && this.rules.elaborations && !isListQuestion(request.question)) text = elaborated(text, request.question);
+      if (concise && !whether && !named && this.rules.timeless) text = withoutTimes(text);
     } else {
       // Typed candidates of the best few sentences compete: their sentence's score, plus how close each lies
       // to the question's words there (the name right after "signed with", not the one that asked).

@@ -128,7 +128,7 @@ export function gapFill(sentence: string, question: string, questionNames: Reado
       }
       if (length < minRun) continue;
       const askedEnd = askedContent[i + length - 1]?.index ?? 0;
-      if (!endsAtGap(asked, askedEnd) || inModifier(asked, askedContent[i]?.index ?? 0)) continue;
+      if (!endsAtGap(asked, askedEnd) || (inModifier(asked, askedContent[i]?.index ?? 0) && !takesObject(asked, askedEnd))) continue;
       runs.push({ saidEnd: saidContent[j + length - 1]?.index ?? 0, length });
     }
   }
@@ -153,6 +153,9 @@ const VAGUE = new Set([
   'small', 'little', 'first', 'last', 'next', 'same', 'favorite', 'favourite', 'fave', 'special', 'whole', 'real', 'many', 'few', 'several',
   'own', 'best', 'lovely', 'beautiful', 'wonderful', 'huge', 'latest', 'recent', 'various', 'such', 'cute', 'super', 'really',
 ]);
+
+/** Words that praise a thing and say nothing of which it is: "this cute bookmark" answers "bookmark". */
+const PRAISE = new Set(['good', 'great', 'fun', 'nice', 'cool', 'awesome', 'amazing', 'exciting', 'lovely', 'beautiful', 'wonderful', 'cute', 'super', 'really', 'special', 'fantastic', 'gorgeous', 'pretty']);
 
 /** Subjects whose next word is their verb, not a modifier of the head: "I love sci-fi movies". */
 const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she', "i've", "we've", "they've", "i'd", "we'd"]);
@@ -204,6 +207,88 @@ export function headPhrase(sentence: string, question: string): string | undefin
     return [...parts.slice(from, at), written].join(' ').replace(/[,;:!?.()"“”]+$/u, '');
   }
   return undefined;
+}
+
+/** Prepositions that place a deed's object: "made a bookmark for a friend", "got a trophy from a contest". */
+const OBJECT_PLACERS = new Set(['for', 'from', 'at', 'in', 'on', 'to', 'with', 'during', 'about', 'by', 'into', 'after', 'before', 'near']);
+
+/**
+ * What a line names just before the question's own modifier, when the question asks for its verb's object
+ * and then places it: "What did Joanna make for one of the ladies at her writing club?" over "I just
+ * finished this cute little bookmark for one of the ladies at my writing club" gives "bookmark". The line's
+ * verb may be another ("finished" for "make"); its modifier must be the question's (at least two of its
+ * words in order, after a preposition of its own). Its determiner and the words that only praise it ("cute",
+ * "cool": PRAISE) are left out; those that tell which ("old car", "little bookmark") stay. Undefined when the line does not say the modifier or names nothing before it.
+ */
+export function objectBefore(sentence: string, question: string, questionNames: ReadonlySet<string>): GapFill | undefined {
+  if (!WHAT_QUESTION.test(question.trim())) return undefined;
+  const nameWords = new Set([...questionNames].flatMap((name) => name.split(/\s+/u)));
+  const asked = tokens(question, nameWords);
+  // "What did <names> <verb> <preposition> ...": the verb is the question's first content word after its
+  // auxiliary and names, and a preposition follows it.
+  if (!isAuxiliary(asked[1]?.word ?? '')) return undefined;
+  const verb = asked.findIndex((token, index) => index > 1 && token.content);
+  if (verb < 0 || !OBJECT_PLACERS.has(asked[verb + 1]?.word ?? '')) return undefined;
+  const modifier = asked.slice(verb + 2).filter((token) => token.content && !CALENDAR.test(token.word));
+  if (modifier.length < 2) return undefined;
+  const text = withoutLabel(sentence);
+  const said = tokens(text, nameWords);
+  for (let at = 0; at < said.length; at++) {
+    if (said[at]?.key !== modifier[0]?.key) continue;
+    // The modifier's words in order, only stopwords between and no clause break.
+    let matched = 1;
+    for (let next = at + 1; next < said.length && matched < modifier.length; next++) {
+      const token = said[next];
+      if (!token || CLAUSE_END.test(text.slice(said[next - 1]?.end ?? 0, token.end - token.word.length))) break;
+      if (token.key === modifier[matched]?.key) matched++;
+      else if (token.content) break;
+    }
+    if (matched < 2) continue;
+    // Back from the modifier's first word over its determiners to the line's own preposition.
+    let opener = at - 1;
+    while (opener >= 0 && !said[opener]?.content && !OBJECT_PLACERS.has(said[opener]?.word ?? '')) opener--;
+    if (opener < 1 || !OBJECT_PLACERS.has(said[opener]?.word ?? '')) continue;
+    // The noun phrase before the preposition: content words that are no past verb, back to a determiner.
+    const phrase: Token[] = [];
+    for (let back = opener - 1; back >= 0; back--) {
+      const token = said[back];
+      if (!token || CLAUSE_END.test(text.slice(token.end, said[back + 1] ? said[back + 1]!.end - said[back + 1]!.word.length : token.end))) break;
+      if (DETERMINERS.has(token.word) || !token.content || presentOf(token.word) !== token.word || /ed$/u.test(token.word)) break;
+      phrase.unshift(token);
+    }
+    while (phrase.length > 1 && PRAISE.has(phrase[0]?.word ?? '')) phrase.shift();
+    const first = phrase[0];
+    const last = phrase[phrase.length - 1];
+    if (!first || !last || phrase.length > MAX_WORDS) continue;
+    return { text: text.slice(first.end - first.word.length, last.end), run: matched };
+  }
+  return undefined;
+}
+
+/** A dash between spaces: what follows it says what the words before it announced. */
+const ELABORATION = /\s[–—-]\s/u;
+
+/**
+ * A phrase whose head only announces what follows its dash gives what follows: "great news to share - I
+ * joined a gym" answers "What exciting news did Maria share?" with "joined a gym", "good cause - to help out
+ * veterans" answers "What cause did the run support?". The head announces when it says nothing but praise
+ * (VAGUE) and the question's own words; otherwise it is the answer ("necklace is super special to me - a
+ * gift from my grandma") and the phrase stays whole.
+ */
+export function elaborated(phrase: string, question: string): string {
+  const dash = ELABORATION.exec(phrase);
+  if (!dash) return phrase;
+  const head = phrase.slice(0, dash.index);
+  const rest = phrase.slice(dash.index + dash[0].length).split(ELABORATION)[0]?.trim() ?? '';
+  const asked = new Set(termsOf(question));
+  const announces = termsOf(head).every((term) => asked.has(term) || VAGUE.has(term)) && contentWordsIn(head) > 0;
+  if (!announces || !/[\p{L}\p{N}]/u.test(rest)) return phrase;
+  return rest.replace(LEADING_SUBJECT, '').replace(/[,;:.!]+$/u, '');
+}
+
+/** How many words of a phrase are neither stopwords nor empty. */
+function contentWordsIn(phrase: string): number {
+  return phrase.split(/\s+/u).map(bare).filter((word) => word !== '' && !isStopword(word)).length;
 }
 
 /** A question for someone's favourite thing. */
@@ -272,14 +357,27 @@ function inModifier(asked: readonly Token[], index: number): boolean {
   return at >= 0 && MODIFIER_OPENERS.has(asked[at]?.word ?? '');
 }
 
+/** Pronouns that are a verb's object when no noun follows them ("remind her of", "told them about"). */
+const OBJECT_PRONOUNS = new Set(['me', 'him', 'her', 'us', 'them']);
+
+/**
+ * Whether the question's word at `index` is a verb because an object pronoun follows it: "What does the
+ * photo on Joanna's cork board remind her of?" has its verb after a modifier ("on Joanna's cork board"),
+ * which inModifier alone would take the verb to be part of.
+ */
+function takesObject(asked: readonly Token[], index: number): boolean {
+  return OBJECT_PRONOUNS.has(asked[index + 1]?.word ?? '') && asked[index + 2]?.content !== true;
+}
+
 /**
  * Whether the question asks what something is ("What was grandma's gift to Caroline?"): its gap is the
  * complement of "is", which a line gives after the phrase only with an "is" between.
  */
 function isCopular(asked: readonly Token[]): boolean {
   // A question that ends on its preposition asks for that preposition's object ("What was Joanna's
-  // audition for?"), which a line gives after the phrase with no "is".
-  if (MODIFIER_OPENERS.has(asked[asked.length - 1]?.word ?? '')) return false;
+  // audition for?", "What is the bowl a reminder of?"), which a line gives after the phrase with no "is".
+  const last = asked[asked.length - 1]?.word ?? '';
+  if (MODIFIER_OPENERS.has(last) || last === 'of') return false;
   const verb = asked.slice(1, 5).find((token) => isAuxiliary(token.word));
   return verb !== undefined && /^(?:is|are|was|were)$/u.test(verb.word) && !asked.some((token) => token.content && /ing$/u.test(token.word));
 }
@@ -307,14 +405,44 @@ function listed(rest: string): string {
   return tail ? first + tail[0] : first;
 }
 
+/** A time said in words: "last week", "yesterday", "two days ago". */
+const TIME_PHRASE = `(?:(?:last|next|this|that|every)\\s+(?:week(?:end)?|month|year|night|morning|afternoon|evening|summer|winter|spring|fall|autumn|time|${WEEKDAY_NAMES})|yesterday|today|tonight|tomorrow|lately|recently|just now|the other day|(?:a|one|two|three|a few|a couple of)\\s+(?:days?|weeks?|months?|years?)\\s+ago)`;
+
 /**
  * A time said between the question's phrase and its filler: "I had an audition yesterday for a writing
  * gig", "Took a short trip last week to Rome to clear my mind". It times the thing; it does not fill the gap.
  */
-const LEADING_TIME = new RegExp(
-  `^\\s*(?:(?:last|next|this|that|every)\\s+(?:week(?:end)?|month|year|night|morning|afternoon|evening|summer|winter|spring|fall|autumn|time|${WEEKDAY_NAMES})|yesterday|today|tonight|tomorrow|lately|recently|just now|the other day|(?:a|one|two|three|a few|a couple of)\\s+(?:days?|weeks?|months?|years?)\\s+ago)\\b`,
-  'iu',
-);
+const LEADING_TIME = new RegExp(`^\\s*${TIME_PHRASE}\\b`, 'iu');
+
+/** A time with the "on" of a weekday, not a possessive ("tomorrow's" names a thing). */
+const TIMED = `(?:on\\s+(?:${WEEKDAY_NAMES})|${TIME_PHRASE})\\b(?!['’])`;
+
+/** A time that opens the phrase, with its comma: "Last week, we had...". */
+const OPENING_PHRASE_TIME = new RegExp(`^\\s*${TIMED},?\\s*`, 'iu');
+
+/** A time that opens a later clause, with its comma: "..., yesterday I...". */
+const OPENING_TIME = new RegExp(`([,(]\\s*)${TIMED},?\\s*`, 'giu');
+
+/** A time inside a clause, the space before it: "dinner together last night", "printed it on Friday". */
+const INNER_TIME = new RegExp(`\\s+${TIMED}`, 'giu');
+
+/** A subject the answer opens with once a leading time is gone: "Yesterday, I took up..." -> "took up...". */
+const LEADING_SUBJECT = /^(?:i|we|i've|we've|i'm|we're)\s+(?=\S)/iu;
+
+/**
+ * A phrase less the times it says ("dinner together last night" -> "dinner together", "Last week, we had a
+ * meaningful experience" -> "had a meaningful experience"): a "what" question asks for a thing or a deed,
+ * which its time only places; LoCoMo's and people's answers leave it out. The phrase unchanged when it is
+ * only a time.
+ */
+export function withoutTimes(phrase: string): string {
+  let out = phrase.trim();
+  // "Yesterday, I took up..." loses its subject with its time: what is left answers as a deed.
+  if (OPENING_PHRASE_TIME.test(out)) out = out.replace(OPENING_PHRASE_TIME, '').replace(LEADING_SUBJECT, '');
+  out = out.replace(OPENING_TIME, '$1').replace(INNER_TIME, '').replace(/\(\s*\)/gu, '').replace(/\s{2,}/gu, ' ');
+  out = out.replace(/^[,;:\s-]+|[,;:\s-]+$/gu, '');
+  return /[\p{L}\p{N}]/u.test(out) ? out : phrase;
+}
 
 /**
  * The words of `rest` up to its clause's end, less a time it opens with (LEADING_TIME), the stopwords, the

@@ -87,3 +87,19 @@ export function questionKind(question: string): QuestionKind {
   if (/\bhow (?:many|much|often|long|old)\b/.test(q)) return 'quantity';
   return 'other';
 }
+
+/**
+ * The question with a short form of a person's name written out: "What did Mel and her kids make?" over a
+ * conversation with Melanie asks about Melanie. A capitalised word of three letters or more is a short form
+ * when exactly one other name the memories give starts with it ("Mel" -> "Melanie"); when the memories also
+ * name the short form itself, only the name of someone who speaks in them counts ("Thanks, Mel!" addresses
+ * Melanie; a note about Sam and one about Samantha are about two people).
+ */
+export function withFullNames(question: string, speakers: ReadonlySet<string>, known: ReadonlySet<string>): string {
+  return question.replace(/\b(\p{Lu}[\p{Ll}]{2,})(?=['’]s\b|\b)/gu, (word) => {
+    if (speakers.has(word)) return word;
+    const pool = known.has(word) ? speakers : new Set([...speakers, ...known]);
+    const longer = [...pool].filter((name) => name.length > word.length && name.startsWith(word) && !/\s/u.test(name));
+    return longer.length === 1 ? (longer[0] ?? word) : word;
+  });
+}
