@@ -12,6 +12,7 @@ import { openLanceStore } from '../../src/store/lancedb/lancedb-store.js';
 import * as lancedb from '@lancedb/lancedb';
 import { Schema } from 'apache-arrow';
 import { memoriesSchema, metaSchema, SCHEMA_VERSION } from '../../src/store/lancedb/schema.js';
+import { VECTOR_PROBES_MIN, VECTOR_PROBES_SHARE, vectorIndexPartitions, vectorIndexStats, vectorProbes } from '../../src/store/lancedb/vector-index.js';
 
 const DIM = 4;
 let dir: string;
@@ -321,6 +322,60 @@ describe('LanceDB memory store', () => {
       await indexed.close();
       rmSync(indexDir, { recursive: true, force: true });
     }
+  });
+
+  it('maintenance keeps the vector index in a few parts however many compactions add to it, and every passage stays its own nearest', async () => {
+    const indexDir = mkdtempSync(join(tmpdir(), 'mem-store-vector-index-'));
+    const maxParts = 3;
+    const options = { uri: indexDir, vectorSpace: { modelId: 'test/model', dimension: DIM }, vectorIndexMinRows: 300, vectorIndexMaxParts: maxParts } as const;
+    const indexed = await openLanceStore(options);
+    const parts = async () => {
+      const table = await (await lancedb.connect(indexDir)).openTable('chunks__test_model__4');
+      return (await vectorIndexStats(table))?.parts ?? 0;
+    };
+    try {
+      const store = indexed.memories('usr_vectors');
+      const vectorOf = (i: number) => vec(Math.cos(i), Math.sin(i), Math.cos(i / 7), 1 + (i % 5));
+      const records = Array.from({ length: 300 }, (_, i) => memory({ content: `row ${i}`, tags: i % 10 === 0 ? ['tenth'] : [] }));
+      await Promise.all(records.map((record, i) => store.insert(record, [{ seq: 0, text: `row ${i}`, vector: vectorOf(i) }])));
+      expect((await indexed.maintain()).vectorIndex).toBe('ivf_flat');
+      expect(await parts()).toBe(1);
+      const nearest = async (i: number) => (await store.vectorSearch(vectorOf(i), {}, 1)).map((hit) => hit.memoryId);
+      // Each compaction that finds new passages may add a part; the pass after it trains the index again once
+      // there are more than maxParts, and never lets a pass end with more.
+      const reports: string[] = [];
+      for (let round = 0; round < 8; round++) {
+        for (let j = 0; j < 3; j++) {
+          const i = records.length;
+          const record = memory({ content: `row ${i}` });
+          records.push(record);
+          await store.insert(record, [{ seq: 0, text: `row ${i}`, vector: vectorOf(i) }]);
+        }
+        await indexed.compactSearchTables();
+        // Between passes the index may hold more parts than the cap, and searches still find the newest rows.
+        expect(await nearest(records.length - 1)).toEqual([records[records.length - 1]?.id]);
+        reports.push((await indexed.maintain({ searchTables: false })).vectorIndex);
+        expect(await parts()).toBeLessThanOrEqual(maxParts);
+      }
+      expect(reports.filter((report) => report.startsWith('ivf_flat (trained again:')).length).toBeGreaterThan(0);
+      // Every passage, old and new, is still its own nearest.
+      for (const i of [0, 150, 299, 300, 311, records.length - 1]) expect(await nearest(i)).toEqual([records[i]?.id]);
+      // A filtered search (filtered first, so it may probe every partition) finds its exact nearest too.
+      expect((await store.vectorSearch(vectorOf(150), { tags: ['tenth'] }, 1)).map((hit) => hit.memoryId)).toEqual([records[150]?.id]);
+      expect(await store.count()).toBe(records.length);
+    } finally {
+      await indexed.close();
+      rmSync(indexDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a vector query probes a share of the index partitions (every one when filtered first), never fewer than LanceDB would', () => {
+    expect(vectorIndexPartitions(100_000)).toBe(316);
+    expect(vectorProbes(17, false)).toEqual({ minimum: 17, maximum: 17 });
+    expect(vectorProbes(30, false)).toEqual({ minimum: VECTOR_PROBES_MIN, maximum: VECTOR_PROBES_MIN });
+    const minimum = Math.ceil(316 * VECTOR_PROBES_SHARE);
+    expect(vectorProbes(316, false)).toEqual({ minimum, maximum: minimum });
+    expect(vectorProbes(316, true)).toEqual({ minimum, maximum: 316 });
   });
 
   it('the first maintenance pass after a start deletes passages left without their memory by a crash', async () => {

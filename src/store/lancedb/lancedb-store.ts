@@ -89,13 +89,12 @@ import { RecordTable } from './record-table.js';
 import { isCommitConflict, TableWriter } from './table-writer.js';
 import { PacedTrigger } from './paced-trigger.js';
 import { VectorSearchBatcher } from './vector-search-batch.js';
+import { maintainVectorIndex, VECTOR_INDEX_MAX_PARTS, VECTOR_INDEX_MIN_ROWS, vectorIndexPartitions, vectorIndexStats, vectorProbes } from './vector-index.js';
 
 type Row = Record<string, unknown>;
 
 /** Versions younger than this are never cleaned up: readers in flight may still use them. */
 const KEEP_VERSIONS_MS = 10 * 60_000;
-/** Below this many vectors brute force is exact and fast enough (~14 ms at 10k); above it, IVF_FLAT. */
-const VECTOR_INDEX_MIN_ROWS = 50_000;
 /** Below this many rows a filter scans fast enough; above it, the columns filters use get scalar indexes. */
 const SCALAR_INDEX_MIN_ROWS = 5_000;
 /**
@@ -151,6 +150,10 @@ export interface OpenLanceStoreOptions {
   readonly cacheMb?: { readonly index: number; readonly metadata: number };
   /** Rows a memory or passage table needs before maintenance gives it scalar indexes (default 5,000). */
   readonly scalarIndexMinRows?: number;
+  /** Passages the passages table needs before maintenance gives it a vector index (default 50,000). */
+  readonly vectorIndexMinRows?: number;
+  /** Parts of the vector index (the trained one and the deltas compactions add) past which maintenance trains it again as one (default 8). */
+  readonly vectorIndexMaxParts?: number;
   /** LanceDB object-store options (credentials, endpoints); never logged. */
   readonly storageOptions?: Readonly<Record<string, string>>;
   /**
@@ -274,6 +277,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
     watches,
     leases,
   });
+  await storage.refreshVectorPartitions();
   return storage;
 }
 
@@ -870,6 +874,8 @@ class LanceStorage implements LanceStore {
   /** Orphaned passages can only come from a crash, so the first maintenance pass after a start looks for them. */
   private orphansSwept = false;
   private readonly vectorSearches: VectorSearchBatcher;
+  /** The vector index's partitions as far as maintenance last saw (null: no index, searches are exact). */
+  private vectorPartitions: number | null = null;
 
   constructor(
     private readonly db: Connection,
@@ -879,7 +885,9 @@ class LanceStorage implements LanceStore {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
     this.leaseStore = new LanceLeaseStore(tables.leases);
-    this.vectorSearches = new VectorSearchBatcher(tables.chunks.table);
+    this.vectorSearches = new VectorSearchBatcher(tables.chunks.table, (prefiltered) =>
+      this.vectorPartitions === null ? null : vectorProbes(this.vectorPartitions, prefiltered),
+    );
     this.maintenance = new PacedTrigger({
       every: options.maintainEveryWrites ?? DEFAULT_MAINTAIN_EVERY_WRITES,
       pending: () => this.writesSinceMaintenance,
@@ -1168,6 +1176,8 @@ class LanceStorage implements LanceStore {
     const claim = await this.leases.claim('maintenance');
     if (!claim) {
       this.writesSinceMaintenance = 0;
+      // The daemon that maintains may have built or trained the index again: probe as many partitions as it has.
+      await this.refreshVectorPartitions();
       return { tables: 0, compactedFragments: 0, prunedVersions: 0, vectorIndex: 'skipped (another daemon maintains)', scalarIndexes: 0, orphanPassages: 0, durationMs: 0 };
     }
     try {
@@ -1205,8 +1215,10 @@ class LanceStorage implements LanceStore {
       compactedFragments += stats.compaction.fragmentsRemoved;
       prunedVersions += stats.prune.oldVersionsRemoved;
     }
-    const vectorIndex = await this.ensureVectorIndex();
+    // The scalar indexes first: training the vector index again can fail (a commit conflict with another
+    // writer), which leaves the old index in place and fails the pass, but not before the rest is done.
     const scalarIndexes = await this.ensureScalarIndexes();
+    const vectorIndex = await this.ensureVectorIndex();
     return {
       tables: writers.length,
       compactedFragments,
@@ -1279,17 +1291,20 @@ class LanceStorage implements LanceStore {
     return count;
   }
 
-  /** IVF_FLAT once the vector table is large enough (recall 0.996 at ~20 ms per STACK.md; IVF_PQ had 0.35). */
+  /** The vector index as maintenance left it (built, kept, or trained again as one part past its cap). */
   private async ensureVectorIndex(): Promise<string> {
-    const table = this.tables.chunks.table;
-    const indices = await table.listIndices();
-    if (indices.some((index) => index.columns.includes('vector'))) return 'ivf_flat';
-    const rows = await table.countRows();
-    if (rows < VECTOR_INDEX_MIN_ROWS) return 'none (brute force)';
-    await table.createIndex('vector', {
-      config: lancedb.Index.ivfFlat({ distanceType: 'cosine', numPartitions: Math.max(1, Math.round(Math.sqrt(rows))) }),
+    const state = await maintainVectorIndex(this.tables.chunks.table, {
+      minRows: this.options.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS,
+      maxParts: this.options.vectorIndexMaxParts ?? VECTOR_INDEX_MAX_PARTS,
     });
-    return 'ivf_flat';
+    this.vectorPartitions = state.partitions;
+    return state.report;
+  }
+
+  /** Reads the partitions of the vector index another daemon (or an earlier run) may have built. */
+  async refreshVectorPartitions(): Promise<void> {
+    const stats = await vectorIndexStats(this.tables.chunks.table);
+    this.vectorPartitions = stats ? vectorIndexPartitions(stats.rows) : null;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
+import type { VectorProbes } from './vector-index.js';
 
 type Row = Record<string, unknown>;
 
@@ -47,7 +48,11 @@ export class VectorSearchBatcher {
   /** Queries sent to LanceDB and the searches they answered: what the batching saved. */
   readonly counts = { queries: 0, searches: 0 };
 
-  constructor(private readonly table: Table) {}
+  /** @param probes the partitions a query of the vector index probes, filtered first or not (null: LanceDB's default). */
+  constructor(
+    private readonly table: Table,
+    private readonly probes: (prefiltered: boolean) => VectorProbes | null = () => null,
+  ) {}
 
   /** The rows LanceDB returns for this vector and shape: nearest first, `limit` at most. */
   search(vector: Float32Array, shape: VectorSearchShape): Promise<Row[]> {
@@ -93,6 +98,11 @@ export class VectorSearchBatcher {
     let query = this.table.query().nearestTo(first);
     for (const vector of rest) query = query.addQueryVector(vector);
     query = query.distanceType('cosine').where(shape.where);
+    const probes = this.probes(!shape.postfilter);
+    // Set one at a time, LanceDB refuses a minimum above the maximum it holds or the reverse (its defaults are equal).
+    if (probes !== null) {
+      query = probes.minimum === probes.maximum ? query.nprobes(probes.minimum) : query.maximumNprobes(probes.maximum).minimumNprobes(probes.minimum);
+    }
     const rows = (await (shape.postfilter ? query.postfilter() : query).select(COLUMNS).limit(shape.limit).toArray()) as Row[];
     this.counts.queries += 1;
     this.counts.searches += vectors.length;
