@@ -152,7 +152,7 @@ export interface OpenLanceStoreOptions {
   readonly scalarIndexMinRows?: number;
   /** Passages the passages table needs before maintenance gives it a vector index (default 50,000). */
   readonly vectorIndexMinRows?: number;
-  /** Parts of the vector index (the trained one and the deltas compactions add) past which maintenance trains it again as one (default 8). */
+  /** Parts of the vector index (the trained one and the deltas compactions add) past which maintenance trains it again as one (default 24). */
   readonly vectorIndexMaxParts?: number;
   /** LanceDB object-store options (credentials, endpoints); never logged. */
   readonly storageOptions?: Readonly<Record<string, string>>;

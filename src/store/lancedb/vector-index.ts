@@ -6,11 +6,13 @@ export const VECTOR_INDEX_MIN_ROWS = 50_000;
 /**
  * Every optimize() that finds new passages adds a delta part to the vector index instead of folding them into
  * it, and a search pays for every part, so each compaction made every later search dearer without bound. Past
- * this many parts maintenance trains the index again as one part: up to here the parts cost a search little
- * beside the rest of it, and a store growing by saves trains again (seconds of CPU, and the next compaction
- * rewrites the fragments the old parts kept apart) once per this many compactions rather than at each.
+ * this many parts maintenance trains the index again as one part. A training is dear: its own CPU, the next
+ * compaction rewriting every fragment the old parts kept apart, and the compactions it holds off meanwhile
+ * (unindexed rows cost each search far more than a part). Under steady saves a part comes with every
+ * compaction, and a few parts cost a search less than trainings that often: the cap balances the two
+ * (bench/README.md, issue #23, "The vector index in a bounded number of parts").
  */
-export const VECTOR_INDEX_MAX_PARTS = 8;
+export const VECTOR_INDEX_MAX_PARTS = 24;
 /**
  * Partitions an unfiltered query probes, as a share of the index's partitions: one part at LanceDB's default
  * probes found clearly fewer of the exact nearest passages than the parts it replaced (which LanceDB searches
