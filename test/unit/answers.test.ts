@@ -753,6 +753,9 @@ describe('answer text helpers', () => {
     expect(gapFiller('The colours are lovely - it reminds me of art and self-expression.', "What is Mia's bowl a reminder of?", new Set(["mia's"]), 1)).toBe('art and self-expression');
     expect(gapFiller('Having that photo on my desk reminds me of home every day.', "What does the photo on Lea's desk remind her of?", new Set(["lea's"]), 1)).toBe('home every day');
     expect(gapFiller('I keep a photo on my desk of home.', "What does Lea keep on her desk?", new Set(['lea']), 1)).toBe('a photo');
+    // A pronoun for a thing is the filler itself, and what follows it only times it: nothing to take.
+    expect(gapFiller('The boiler pressure was low; the plumber fixed it on Friday for 80 euros.', 'What did the plumber fix?', none, 1)).toBeUndefined();
+    expect(gapFiller('My colleague Rob invited me to a beginner\'s yoga class.', 'What did Rob invite John to?', new Set(['rob', 'john']), 1)).toBe("a beginner's yoga class");
     // "stands for", "is a symbol of", "represents" and "means" answer "symbolize"; a list of short items keeps
     // all its items though commas part them, and no comma trails the filler.
     expect(gapFiller('Got this ring from my dad, it stands for courage, hope and patience.', "What does Tom's ring symbolize?", new Set(["tom's"]), 1)).toBe('courage, hope and patience');

@@ -456,6 +456,12 @@ function filler(rest: string, askedKeys: ReadonlySet<string>, nameWords: Readonl
   // awesome") means the line says something else after the question's phrase. "That" opens what was
   // realised or said ("I realised that self-care matters").
   let from = bare(parts[0] ?? '') === 'that' ? 1 : 0;
+  // A pronoun for a thing fills the gap itself ("fixed it on Friday"): what it stands for is said
+  // elsewhere, and the words after it only place or time it. A person's ("invited me to a class") leads on.
+  if (/^(?:it|them)$/u.test(bare(parts[from] ?? ''))) {
+    const next = bare(parts[from + 1] ?? '');
+    if (next === '' || MODIFIER_OPENERS.has(next)) return undefined;
+  }
   for (; from < parts.length; from++) {
     const word = bare(parts[from] ?? '');
     if (PHRASE_END.has(word) || word === 'and') return undefined;
