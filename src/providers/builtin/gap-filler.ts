@@ -5,7 +5,7 @@
  * with the words after it ("a dance studio"). The built-in answerer's line ranker chooses the line; this
  * chooses its words.
  */
-import { isAuxiliary, isStopword, MONTHS, presentOf, stem, termsOf, wordKey } from '../../core/answers/text.js';
+import { isAuxiliary, isStopword, MONTHS, presentOf, stem, termsOf, wordKey, writtenWords } from '../../core/answers/text.js';
 import { WHAT_QUESTION } from './question-forms.js';
 import { withoutLabel } from './typed-spans.js';
 
@@ -239,7 +239,7 @@ export function objectBefore(sentence: string, question: string, questionNames: 
     let matched = 1;
     for (let next = at + 1; next < said.length && matched < modifier.length; next++) {
       const token = said[next];
-      if (!token || CLAUSE_END.test(text.slice(said[next - 1]?.end ?? 0, token.end - token.word.length))) break;
+      if (!token || breaksBetween(text, said[next - 1], token)) break;
       if (token.key === modifier[matched]?.key) matched++;
       else if (token.content) break;
     }
@@ -252,7 +252,7 @@ export function objectBefore(sentence: string, question: string, questionNames: 
     const phrase: Token[] = [];
     for (let back = opener - 1; back >= 0; back--) {
       const token = said[back];
-      if (!token || CLAUSE_END.test(text.slice(token.end, said[back + 1] ? said[back + 1]!.end - said[back + 1]!.word.length : token.end))) break;
+      if (!token || breaksBetween(text, token, said[back + 1])) break;
       if (DETERMINERS.has(token.word) || !token.content || presentOf(token.word) !== token.word || /ed$/u.test(token.word)) break;
       phrase.unshift(token);
     }
@@ -260,9 +260,19 @@ export function objectBefore(sentence: string, question: string, questionNames: 
     const first = phrase[0];
     const last = phrase[phrase.length - 1];
     if (!first || !last || phrase.length > MAX_WORDS) continue;
-    return { text: text.slice(first.end - first.word.length, last.end), run: matched };
+    return { text: text.slice(startOf(first), last.end), run: matched };
   }
   return undefined;
+}
+
+/** Where a token starts in its text. */
+function startOf(token: Token): number {
+  return token.end - token.word.length;
+}
+
+/** Whether a clause ends between two tokens of a text (none when either is missing). */
+function breaksBetween(text: string, before: Token | undefined, after: Token | undefined): boolean {
+  return before !== undefined && after !== undefined && CLAUSE_END.test(text.slice(before.end, startOf(after)));
 }
 
 /** A dash between spaces: what follows it says what the words before it announced. */
@@ -281,14 +291,11 @@ export function elaborated(phrase: string, question: string): string {
   const head = phrase.slice(0, dash.index);
   const rest = phrase.slice(dash.index + dash[0].length).split(ELABORATION)[0]?.trim() ?? '';
   const asked = new Set(termsOf(question));
-  const announces = termsOf(head).every((term) => asked.has(term) || VAGUE.has(term)) && contentWordsIn(head) > 0;
+  // Praise is matched as written (VAGUE holds words, not keys: "amazing" keys as "amaz").
+  const said = writtenWords(head);
+  const announces = said.length > 0 && said.every((word) => VAGUE.has(word) || asked.has(wordKey(stem(presentOf(word)))));
   if (!announces || !/[\p{L}\p{N}]/u.test(rest)) return phrase;
   return rest.replace(LEADING_SUBJECT, '').replace(/[,;:.!]+$/u, '');
-}
-
-/** How many words of a phrase are neither stopwords nor empty. */
-function contentWordsIn(phrase: string): number {
-  return phrase.split(/\s+/u).map(bare).filter((word) => word !== '' && !isStopword(word)).length;
 }
 
 /** A question for someone's favourite thing. */
