@@ -536,6 +536,8 @@ describe('the built-in extractive answerer', () => {
     expect((await answer('Who loved the trail?', [source('n', 'Honestly the trail was great and Tom loved it.')])).text).toBe('Tom');
     expect((await answer('Who might join Dan on the trail?', [source('m', 'Maybe Lena could join Dan on the trail.')])).text).toBe('Lena');
     expect((await answer('Who called about the contract?', [source('e', 'Emily called about the contract renewal.')])).text).toBe('Emily');
+    // A sentence's first word before a pronoun is no name either, in the line's first sentence or a later one.
+    expect((await answer('Who wrote the drama?', [source('m3', 'We should go together, right? Maybe I will write a drama myself.')])).text).not.toBe('Maybe');
   });
 
   it('answers a question with a subordinate "when" or "how" by its phrase; one that asks two things by the sentence too', async () => {
@@ -604,6 +606,8 @@ describe('answer text helpers', () => {
     expect(properNouns('Our landlord is Mr. Haddad; Dr. Okafor is the dentist. I met J. Smith there.')).toEqual(['Mr. Haddad', 'Dr. Okafor', 'Smith']);
     expect(sentences("Ask Mr. Haddad. He knows. J. R. Smith wrote it! Shouldn't I. Yes.")).toEqual(['Ask Mr. Haddad.', 'He knows.', 'J. R. Smith wrote it!', "Shouldn't I.", 'Yes.']);
     expect(properNouns("We stayed at the Davises' cabin")).toEqual(['Davises']);
+    // A sentence's first word before a pronoun opens it and names no one; a name before one still does.
+    expect(properNouns('Sounds fun, right? Maybe I will come. Sure we can. Sarah Chen I met in Berlin.')).toEqual(['Sarah Chen', 'Berlin']);
     expect(sharedNames('Call with Sarah about Acme Corp', 'Met Sarah Chen from Acme Corp in Berlin')).toEqual(['Sarah', 'Acme Corp']);
   });
 
@@ -850,6 +854,8 @@ describe('answer text helpers', () => {
     expect(withFullNames('What did Sam bake?', new Set(), new Set(['Sam', 'Samantha']))).toBe('What did Sam bake?');
     expect(withFullNames('What did Sam bake?', new Set(), new Set(['Samantha']))).toBe('What did Samantha bake?');
     expect(withFullNames('What did Jo bake?', new Set(), new Set(['Joanna']))).toBe('What did Jo bake?');
+    // The capitalised word that opens the question is no short name ("What" of "WhatsApp").
+    expect(withFullNames('What did I post in the group?', new Set(), new Set(['WhatsApp']))).toBe('What did I post in the group?');
     // Through the answerer: the short form is found in the memory its speaker holds, as the full name is
     // (an abstention model that refuses answers from memories that do not hold the question's names).
     const lines = [source('m', 'Melanie: We made pots at the pottery workshop!', 0.8)];

@@ -177,6 +177,10 @@ export function properNouns(text: string): string[] {
         if (CALENDAR.has(part) && before.length === 1 && CALENDAR_MODIFIERS.has(before[0] ?? '')) before.pop();
         segments.push([]);
       }
+      // A sentence's first word alone before a pronoun ("Maybe I will...", "Sure I can") is capitalised
+      // because it opens the sentence, as a lone first word is.
+      const first = segments[0] ?? [];
+      if (atStart && segments.length > 1 && first.length === 1 && first[0] === match[0].split(/\s+/)[0] && !/^\p{Lu}{2,}$/u.test(first[0] ?? '')) segments.shift();
       for (const segment of segments) {
         const phrase = segment.join(' ').trim();
         if (phrase.length > 1 && !isStopword(phrase)) found.set(phrase.toLowerCase(), phrase);

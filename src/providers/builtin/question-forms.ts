@@ -3,7 +3,7 @@
  * ("What desserts has Priya made?"), a named thing ("Which city...?"), two things at once, or what holds today
  * ("now"). The built-in answerer (builtin-language-model.ts) and its typed spans (typed-spans.ts) read these.
  */
-import { properNouns } from '../../core/answers/text.js';
+import { isStopword, properNouns } from '../../core/answers/text.js';
 
 export type QuestionKind = 'when' | 'who' | 'where' | 'quantity' | 'other';
 
@@ -97,7 +97,9 @@ export function questionKind(question: string): QuestionKind {
  */
 export function withFullNames(question: string, speakers: ReadonlySet<string>, known: ReadonlySet<string>): string {
   return question.replace(/\b(\p{Lu}[\p{Ll}]{2,})(?=['’]s\b|\b)/gu, (word) => {
-    if (speakers.has(word)) return word;
+    // A question word or another stopword is capitalised because it opens the question ("What" is not
+    // short for "WhatsApp").
+    if (speakers.has(word) || isStopword(word.toLowerCase())) return word;
     const pool = known.has(word) ? speakers : new Set([...speakers, ...known]);
     const longer = [...pool].filter((name) => name.length > word.length && name.startsWith(word) && !/\s/u.test(name));
     return longer.length === 1 ? (longer[0] ?? word) : word;
