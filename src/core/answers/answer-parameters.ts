@@ -63,9 +63,9 @@ export interface AnswerParameters {
 }
 
 export const ANSWER_PARAMETERS: AnswerParameters = {
-  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, lineWeights: [0.8894,-0.5265,1.2733,-0.1664,-0.2859,0.4825,0.8997,-0.6673,1.9995,0.5672,0.0748,-0.2245,1.4531,0.1726,0.9454,2.5327,0.1571,-0.3048,0.4594,-0.1545,0.1184], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true, elaborations: true, timeless: true, nearestNames: true, abstention: { bias: 0.511839, weights: [-0.399421, -0.857577, -1.930643, -0.17753, 1.168186, 0.728553, 0.724333, 0.388716, 2.748427, 2.254052, 2.043346] } },
+  rules: { window: 3, proximity: 0, focusWords: 0, questionPenalty: 0.1, abstainOnQuestion: true, listItems: 5, fillerPenalty: 0, speakerWeight: 0.1, newsWeight: 0.2, trimEcho: true, quotedTitles: true, shortNames: true, lineWeights: [0.8747,-0.5383,1.2653,-0.1686,-0.2839,0.4754,0.8966,-0.6661,1.9667,0.5775,0.1197,-0.24,1.4211,0.1742,0.9739,2.5479,0.1671,-0.3062,0.4631,-0.1416,0.1347], listNames: true, namedThings: true, listParts: true, namedLists: true, tieAnswers: true, gapRun: 1, gapWindow: 5, reasons: true, yesNo: true, gapLongest: true, headPhrases: true, objectsBefore: true, elaborations: true, timeless: true, nearestNames: true, abstention: { bias: 0.375543, weights: [-0.324755, -0.748928, -2.053965, -0.125077, 1.137129, 0.723404, 0.84204, 0.472325, 2.820636, 2.184199, 2.005921] } },
   calibration: {
     facts: [],
-    passages: [[0.458, 0.176], [0.686, 0.237], [0.815, 0.377], [0.897, 0.481], [0.943, 0.569], [0.987, 0.731]],
+    passages: [[0.457, 0.176], [0.687, 0.231], [0.799, 0.379], [0.85, 0.392], [0.898, 0.471], [0.943, 0.588], [0.987, 0.731]],
   },
 };
