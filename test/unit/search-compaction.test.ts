@@ -46,7 +46,8 @@ function memory(i: number): MemoryRecord {
 }
 
 async function open(options: {
-  compactSearchTablesEvery: number;
+  /** Omitted: the store's default. */
+  compactSearchTablesEvery?: number;
   maintainEveryWrites?: number;
   onSearchTablesCompacted?: (report: SearchCompactionReport) => void;
 }) {
@@ -150,6 +151,19 @@ describe('compaction of the search tables', () => {
     });
     expect(await store.compactSearchTables()).toMatchObject({ tables: [] });
     expect((await records.get(record.id))?.tags).toEqual(['edited']);
+  });
+
+  it('by default compacts a few commits once writes stop: five, far below the count', async () => {
+    let compacted!: (report: SearchCompactionReport) => void;
+    const done = new Promise<SearchCompactionReport>((resolve) => (compacted = resolve));
+    const { dir, store } = await open({ onSearchTablesCompacted: (report) => compacted(report) });
+    const records = store.memories('usr_q');
+    for (let i = 0; i < 5; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
+    // The count is far off: only the quiet rule can start this one (two seconds after the last commit).
+    const report = await done;
+    expect(report.tables).toHaveLength(2);
+    expect(await fragments(dir, 'memories')).toBe(1);
+    expect(await fragments(dir, CHUNKS)).toBe(1);
   });
 
   it('never loses a write made while it runs, with writes of every kind going on', async () => {
