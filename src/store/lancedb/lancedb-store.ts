@@ -207,8 +207,13 @@ const MAX_MAINTENANCE_REST_MS = 60_000;
 /**
  * Commits to the memories or passages table before they are compacted on their own: every commit leaves a
  * fragment each search reads until a compaction (bench/README.md, issue #23 fifth session, has the cost).
+ * A compaction is dear too: searches beside it are slower, and it adds a part to the vector index (and
+ * past VECTOR_INDEX_MAX_PARTS a training, with a compaction that rewrites the table after it). Under many clients
+ * the rest below sets its pace, not this count; the count binds for slow, steady writers, a bulk job
+ * beside searches above all, where a count of 20 compacted every few dozen seconds and 60 gave searches a
+ * lower tail (bench/README.md, "The compaction count of 60 in both orders").
  */
-const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 20;
+const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 60;
 /**
  * A compaction of the search tables rests this many times as long as it took before the next: at most a
  * fifth of the time, lighter than the full pass's tenth because it is what keeps searches cheap.
@@ -217,11 +222,13 @@ const SEARCH_COMPACTION_REST_FACTOR = 4;
 /** ... and never longer than this. */
 const MAX_SEARCH_COMPACTION_REST_MS = 20_000;
 /**
- * When no commit has come for this long, a quarter of the threshold is enough: the last commits of a burst
- * are compacted once writes stop, not left for every search to read until the next burst. Fewer than that
- * are left (a compaction of a large table costs more than a few fragments cost the reads).
+ * When no commit has come for this long, SEARCH_COMPACTION_QUIET_AT commits are enough: the last commits of
+ * a burst are compacted once writes stop, not left for every search to read until the next burst. Fewer
+ * than that are left (a compaction of a large table costs more than a few fragments cost the reads).
  */
 const SEARCH_COMPACTION_QUIET_MS = 2_000;
+/** See SEARCH_COMPACTION_QUIET_MS: what a quarter of the count was when it was 20 (a quarter of a smaller count). */
+const SEARCH_COMPACTION_QUIET_AT = 5;
 
 export async function openLanceStore(options: OpenLanceStoreOptions): Promise<LanceStore> {
   const cache = options.cacheMb ?? DEFAULT_CACHE_MB;
@@ -905,7 +912,7 @@ class LanceStorage implements LanceStore {
     this.searchCompaction = new PacedTrigger({
       every: compactEvery,
       quietMs: SEARCH_COMPACTION_QUIET_MS,
-      quietAt: Math.max(1, Math.floor(compactEvery / 4)),
+      quietAt: Math.max(1, Math.min(SEARCH_COMPACTION_QUIET_AT, Math.floor(compactEvery / 4))),
       // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.
       pending: () => Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
       restFactor: SEARCH_COMPACTION_REST_FACTOR,
