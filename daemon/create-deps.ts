@@ -73,6 +73,7 @@ function admissionLimits(cores: number): Readonly<Record<Lane, LaneLimits>> {
 }
 
 const EMPTY_EMBEDDER_LOAD = { workers: 0, queued: { interactive: 0, background: 0 }, batches: 0, texts: 0, queuedMs: 0, workingMs: 0 };
+const EMPTY_SEARCH_TABLES_LOAD = { pendingCommits: 0, compactions: 0, compactionMs: 0, vectorIndexParts: null };
 
 export interface CreateDepsOptions {
   readonly loaded: LoadedConfig;
@@ -338,6 +339,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
       embedder: embedder.load ? () => embedder.load?.() ?? EMPTY_EMBEDDER_LOAD : undefined,
       commits: storage.commitLoad ? () => storage.commitLoad?.() ?? { commits: 0, rows: 0, ms: 0 } : undefined,
       vectorSearches: storage.vectorSearchLoad ? () => storage.vectorSearchLoad?.() ?? { queries: 0, searches: 0 } : undefined,
+      searchTables: storage.searchTablesLoad ? () => storage.searchTablesLoad?.() ?? EMPTY_SEARCH_TABLES_LOAD : undefined,
     },
     LOAD_WINDOW_SECONDS,
   );

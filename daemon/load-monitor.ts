@@ -2,7 +2,7 @@ import { monitorEventLoopDelay, performance, type EventLoopUtilization, type Int
 import type { Worker } from 'node:worker_threads';
 import type { Lane, LaneLoad } from '../src/core/scheduling/admission.js';
 import type { RequestTimings, RequestTypeLoad } from '../src/core/scheduling/request-timings.js';
-import type { CommitLoad, VectorSearchLoad } from '../src/core/ports.js';
+import type { CommitLoad, SearchTablesLoad, VectorSearchLoad } from '../src/core/ports.js';
 import type { EmbedderLoad } from '../src/providers/spec.js';
 import { runningWorkers } from '../src/providers/builtin/worker-spawn.js';
 
@@ -24,6 +24,12 @@ export interface LoadReport {
   } | null;
   readonly commits: { readonly perSecond: number; readonly rowsPerCommit: number; readonly meanMs: number } | null;
   readonly vectorSearches: { readonly queriesPerSecond: number; readonly searchesPerSecond: number; readonly searchesPerQuery: number } | null;
+  readonly searchTables: {
+    readonly pendingCommits: number;
+    readonly compactions: number;
+    readonly compactingShare: number;
+    readonly vectorIndexParts: number | null;
+  } | null;
 }
 
 export interface LoadSources {
@@ -32,6 +38,7 @@ export interface LoadSources {
   readonly embedder?: (() => EmbedderLoad) | undefined;
   readonly commits?: (() => CommitLoad) | undefined;
   readonly vectorSearches?: (() => VectorSearchLoad) | undefined;
+  readonly searchTables?: (() => SearchTablesLoad) | undefined;
 }
 
 interface Tick {
@@ -46,6 +53,7 @@ interface Tick {
   readonly embedder: EmbedderLoad | null;
   readonly commits: CommitLoad | null;
   readonly vectorSearches: VectorSearchLoad | null;
+  readonly searchTables: SearchTablesLoad | null;
 }
 
 const TICK_MS = 1000;
@@ -124,6 +132,7 @@ export class LoadMonitor {
       embedder: this.sources.embedder?.() ?? null,
       commits: this.sources.commits?.() ?? null,
       vectorSearches: this.sources.vectorSearches?.() ?? null,
+      searchTables: this.sources.searchTables?.() ?? null,
     };
     histogram.reset();
     return tick;
@@ -147,6 +156,7 @@ export class LoadMonitor {
     const embedder = last.embedder && first.embedder ? embedderRates(first.embedder, last.embedder, seconds) : null;
     const commits = last.commits && first.commits ? commitRates(first.commits, last.commits, seconds) : null;
     const vectorSearches = last.vectorSearches && first.vectorSearches ? vectorSearchRates(first.vectorSearches, last.vectorSearches, seconds) : null;
+    const searchTables = last.searchTables && first.searchTables ? searchTableRates(first.searchTables, last.searchTables, elapsedMs) : null;
     return {
       windowSeconds: round(seconds, 1),
       eventLoop: {
@@ -161,6 +171,7 @@ export class LoadMonitor {
       embedder,
       commits,
       vectorSearches,
+      searchTables,
     };
   }
 
@@ -199,6 +210,16 @@ function vectorSearchRates(before: VectorSearchLoad, after: VectorSearchLoad, se
     queriesPerSecond: round(queries / seconds, 1),
     searchesPerSecond: round(searches / seconds, 1),
     searchesPerQuery: round(queries > 0 ? searches / queries : 0, 2),
+  };
+}
+
+/** Gauges as they stand now; the compactions finished in the window, and the share of it they took. */
+function searchTableRates(before: SearchTablesLoad, after: SearchTablesLoad, elapsedMs: number): NonNullable<LoadReport['searchTables']> {
+  return {
+    pendingCommits: after.pendingCommits,
+    compactions: after.compactions - before.compactions,
+    compactingShare: round(Math.min(1, (after.compactionMs - before.compactionMs) / elapsedMs), 2),
+    vectorIndexParts: after.vectorIndexParts,
   };
 }
 

@@ -611,6 +611,15 @@ export const LoadStatus = z.object({
     })
     .nullable()
     .describe('The vector step of searches'),
+  searchTables: z
+    .object({
+      pendingCommits: z.number().describe('Commits to the memories or passages table since its last compaction: fragments every search reads until the next'),
+      compactions: z.number().describe('Compactions of those tables finished in the window'),
+      compactingShare: z.number().describe('Share of the window those compactions took (0-1)'),
+      vectorIndexParts: z.number().nullable().describe('Parts of the vector index (each compaction that finds new passages adds one); null: no index yet, searches compare every passage'),
+    })
+    .nullable()
+    .describe('The tables searches read'),
 });
 export type LoadStatus = z.infer<typeof LoadStatus>;
 

@@ -32,6 +32,14 @@ export function loadRows(load: LoadStatus, topTypes = 6): [string, string][] {
     const v = load.vectorSearches;
     rows.push(['vector queries', `${v.queriesPerSecond}/s for ${v.searchesPerSecond} searches/s, searches per vector query ${v.searchesPerQuery}`]);
   }
+  if (load.searchTables) {
+    const t = load.searchTables;
+    const index = t.vectorIndexParts === null ? 'no vector index yet (exact search)' : `vector index in ${t.vectorIndexParts} part${t.vectorIndexParts === 1 ? '' : 's'}`;
+    rows.push([
+      'search tables',
+      `${t.pendingCommits} commits waiting for a compaction, ${t.compactions} compaction${t.compactions === 1 ? '' : 's'} (${Math.round(t.compactingShare * 100)}% of the time), ${index}`,
+    ]);
+  }
   for (const [index, type] of load.requests.slice(0, topTypes).entries()) {
     rows.push([
       index === 0 ? 'requests' : '',

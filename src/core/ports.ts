@@ -218,6 +218,8 @@ export interface Storage {
   commitLoad?(): CommitLoad;
   /** Vector queries sent so far and the searches they answered (concurrent searches share one): for GET /v1/status. */
   vectorSearchLoad?(): VectorSearchLoad;
+  /** Commits waiting for a compaction, compactions so far, the vector index's parts: for GET /v1/status. */
+  searchTablesLoad?(): SearchTablesLoad;
   /**
    * Copies the whole data directory into `targetDir` (which must not exist) while writes wait: every
    * table's writer is held, in a fixed order, for the copy, and maintenance does not run meanwhile. A local
@@ -237,6 +239,17 @@ export interface CommitLoad {
 export interface VectorSearchLoad {
   readonly queries: number;
   readonly searches: number;
+}
+
+/** The search tables as searches find them, and their compactions so far: for GET /v1/status. */
+export interface SearchTablesLoad {
+  /** Commits to a search table since its last compaction (the larger count of the two): fragments every search reads. */
+  readonly pendingCommits: number;
+  /** Compactions of the search tables finished since the start, and their summed duration (ms). */
+  readonly compactions: number;
+  readonly compactionMs: number;
+  /** Parts of the vector index as the store last read them; null without a vector index (searches are exact). */
+  readonly vectorIndexParts: number | null;
 }
 
 export interface MaintenanceReport {

@@ -178,7 +178,7 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
     expect(t.deps.load.admission.load().search).toMatchObject({ running: 0, queued: 0 });
   });
 
-  it('GET /v1/status reports the load: lanes, request types queued vs working, embedder, commits, vector queries, CPU, event loop', async () => {
+  it('GET /v1/status reports the load: lanes, request types queued vs working, embedder, commits, vector queries, search tables, CPU, event loop', async () => {
     // Two searches at once (the lane's one slot and its one place in the queue), so the window has some.
     const searches = await Promise.all(['kite festival', 'ferry timetable'].map((query) => t.request({ method: 'POST', url: '/v1/search', payload: { query } })));
     expect(searches.map((response) => response.statusCode)).toEqual([200, 200]);
@@ -200,5 +200,9 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
     expect(load.vectorSearches.queriesPerSecond).toBeGreaterThan(0);
     expect(load.vectorSearches.searchesPerSecond).toBeGreaterThanOrEqual(load.vectorSearches.queriesPerSecond);
     expect(load.vectorSearches.searchesPerQuery).toBeGreaterThanOrEqual(1);
+    // A store this small has no vector index: its searches compare every passage.
+    expect(load.searchTables).toMatchObject({ vectorIndexParts: null });
+    expect(load.searchTables.pendingCommits).toBeGreaterThanOrEqual(0);
+    expect(load.searchTables.compactingShare).toBeGreaterThanOrEqual(0);
   });
 });

@@ -13,6 +13,7 @@ const STATUS_LOAD: Omit<LoadStatus, 'lanes'> = {
   embedder: null,
   commits: null,
   vectorSearches: null,
+  searchTables: null,
 };
 
 const limits = (search: LaneLimits, read: LaneLimits = { concurrency: 2, maxQueued: 2 }) => ({

@@ -189,6 +189,22 @@ describe('compaction of the search tables', () => {
     expect(await fragments(dir, 'memories')).toBe(1);
   });
 
+  it('reports the commits waiting and the compactions done, for GET /v1/status', async () => {
+    const { store } = await open({ compactSearchTablesEvery: 0 });
+    const records = store.memories('usr_l');
+    expect(store.searchTablesLoad?.()).toEqual({ pendingCommits: 0, compactions: 0, compactionMs: 0, vectorIndexParts: null });
+    for (let i = 0; i < 3; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
+    // A commit is counted just after its writer lets the caller go on: one turn of the event loop later.
+    await new Promise((resolve) => setImmediate(resolve));
+    // Three commits to each table: the count of the larger.
+    expect(store.searchTablesLoad?.()).toMatchObject({ pendingCommits: 3, compactions: 0 });
+    const report = await store.compactSearchTables();
+    expect(report).not.toBeNull();
+    const load = store.searchTablesLoad?.();
+    expect(load).toMatchObject({ pendingCommits: 0, compactions: 1, vectorIndexParts: null });
+    expect(load?.compactionMs).toBe(report?.durationMs);
+  });
+
   it('gives way to a full maintenance pass, which compacts the search tables too', async () => {
     const { dir, store } = await open({ compactSearchTablesEvery: 0 });
     const records = store.memories('usr_d');

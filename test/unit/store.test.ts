@@ -354,8 +354,11 @@ describe('LanceDB memory store', () => {
         await indexed.compactSearchTables();
         // Between passes the index may hold more parts than the cap, and searches still find the newest rows.
         expect(await nearest(records.length - 1)).toEqual([records[records.length - 1]?.id]);
+        // Status reports the parts as they are after the compaction and after the pass.
+        expect(indexed.searchTablesLoad?.().vectorIndexParts).toBe(await parts());
         reports.push((await indexed.maintain({ searchTables: false })).vectorIndex);
         expect(await parts()).toBeLessThanOrEqual(maxParts);
+        expect(indexed.searchTablesLoad?.().vectorIndexParts).toBe(await parts());
       }
       expect(reports.filter((report) => report.startsWith('ivf_flat (trained again:')).length).toBeGreaterThan(0);
       // Every passage, old and new, is still its own nearest.

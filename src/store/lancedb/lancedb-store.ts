@@ -18,6 +18,7 @@ import type {
   Storage,
   StoreSnapshot,
   UsageStore,
+  SearchTablesLoad,
   VectorSearchLoad,
   WatchStore,
 } from '../../core/ports.js';
@@ -883,6 +884,10 @@ class LanceStorage implements LanceStore {
   private readonly vectorSearches: VectorSearchBatcher;
   /** The vector index's partitions as far as maintenance last saw (null: no index, searches are exact). */
   private vectorPartitions: number | null = null;
+  /** Its parts as last read (at open, after each pass and each compaction of the passages): for GET /v1/status. */
+  private vectorIndexParts: number | null = null;
+  /** Compactions of the search tables finished, and their summed duration: for GET /v1/status. */
+  private readonly searchCompactions = { count: 0, ms: 0 };
 
   constructor(
     private readonly db: Connection,
@@ -1077,6 +1082,15 @@ class LanceStorage implements LanceStore {
     return { ...this.vectorSearches.counts };
   }
 
+  searchTablesLoad(): SearchTablesLoad {
+    return {
+      pendingCommits: Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
+      compactions: this.searchCompactions.count,
+      compactionMs: this.searchCompactions.ms,
+      vectorIndexParts: this.vectorIndexParts,
+    };
+  }
+
   private searchTablesCompactOnTheirOwn(): boolean {
     return (this.options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY) > 0;
   }
@@ -1149,9 +1163,14 @@ class LanceStorage implements LanceStore {
         compactedFragments += stats.compaction.fragmentsRemoved;
         prunedVersions += stats.prune.oldVersionsRemoved;
       }
+      // A compaction that found new passages added a part to the vector index (status shows the parts).
+      if (names.includes('chunks') && this.vectorIndexParts !== null) await this.readVectorIndexParts();
       // Table names as created (reading a table's name from its handle while a write holds the handle fails).
       const tableName = { memories: 'memories', chunks: chunksTableName(this.vectorSpace.modelId, this.vectorSpace.dimension) };
-      return { tables: names.map((name) => tableName[name]), compactedFragments, prunedVersions, durationMs: Date.now() - started };
+      const durationMs = Date.now() - started;
+      this.searchCompactions.count += 1;
+      this.searchCompactions.ms += durationMs;
+      return { tables: names.map((name) => tableName[name]), compactedFragments, prunedVersions, durationMs };
     } finally {
       claim?.stop();
     }
@@ -1305,6 +1324,7 @@ class LanceStorage implements LanceStore {
       maxParts: this.options.vectorIndexMaxParts ?? VECTOR_INDEX_MAX_PARTS,
     });
     this.vectorPartitions = state.partitions;
+    this.vectorIndexParts = state.parts;
     return state.report;
   }
 
@@ -1312,6 +1332,13 @@ class LanceStorage implements LanceStore {
   async refreshVectorPartitions(): Promise<void> {
     const stats = await vectorIndexStats(this.tables.chunks.table);
     this.vectorPartitions = stats ? vectorIndexPartitions(stats.rows) : null;
+    this.vectorIndexParts = stats ? stats.parts : null;
+  }
+
+  /** The parts alone, for status: a failed read leaves the last figure (it informs, nothing depends on it). */
+  private async readVectorIndexParts(): Promise<void> {
+    const stats = await vectorIndexStats(this.tables.chunks.table).catch(() => undefined);
+    if (stats !== undefined) this.vectorIndexParts = stats ? stats.parts : null;
   }
 
   async close(): Promise<void> {

@@ -56,6 +56,8 @@ export interface VectorIndexState {
    * Null without an index.
    */
   readonly partitions: number | null;
+  /** The index's parts after maintenance (1 after a training); null without an index. */
+  readonly parts: number | null;
 }
 
 export interface VectorIndexOptions {
@@ -82,13 +84,13 @@ export async function vectorIndexStats(table: Table): Promise<{ parts: number; r
  */
 export async function maintainVectorIndex(table: Table, options: VectorIndexOptions): Promise<VectorIndexState> {
   const stats = await vectorIndexStats(table);
-  if (stats && stats.parts <= options.maxParts) return { report: 'ivf_flat', partitions: vectorIndexPartitions(stats.rows) };
+  if (stats && stats.parts <= options.maxParts) return { report: 'ivf_flat', partitions: vectorIndexPartitions(stats.rows), parts: stats.parts };
   const rows = stats ? stats.rows : await table.countRows();
-  if (!stats && rows < options.minRows) return { report: 'none (brute force)', partitions: null };
+  if (!stats && rows < options.minRows) return { report: 'none (brute force)', partitions: null, parts: null };
   const partitions = vectorIndexPartitions(rows);
   await table.createIndex('vector', {
     replace: true,
     config: lancedb.Index.ivfFlat({ distanceType: 'cosine', numPartitions: partitions }),
   });
-  return { report: stats ? `ivf_flat (trained again: ${stats.parts} parts)` : 'ivf_flat', partitions };
+  return { report: stats ? `ivf_flat (trained again: ${stats.parts} parts)` : 'ivf_flat', partitions, parts: 1 };
 }
