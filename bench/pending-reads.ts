@@ -14,7 +14,7 @@
  *
  *   node --import tsx bench/pending-reads.ts [--home /tmp/h23-store-100k] [--root DIR] [--writes 100,300,1000] [--searches-per-write 2] [--alone 24]
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +24,7 @@ import type { MemoryRecord } from '../src/core/types.js';
 import type { openLanceStore as OpenLanceStore, SearchCompactionReport } from '../src/store/lancedb/lancedb-store.js';
 import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embedding-model.js';
 import { embedMany } from '../src/providers/embed-many.js';
+import { keptPassagesTable } from './lib/kept-store.js';
 import { createNoteGenerator } from './lib/notes.js';
 import { finishStandalone, isMain, measure, type BenchResult, type Table } from './lib/report.js';
 import { round } from './lib/stats.js';
@@ -48,9 +49,7 @@ export async function runPendingReadsBench(
   const checkpoints = options.writes ?? [100, 300, 1000];
   const perWrite = options.searchesPerWrite ?? 2;
   const alone = options.alone ?? 24;
-  const source = join(home, 'data', 'lancedb');
-  const chunksDir = readdirSync(source).find((name) => name.startsWith('chunks__'));
-  if (!chunksDir) throw new Error(`no passages table in ${source}`);
+  const { source, name: chunksDir } = keptPassagesTable(home);
   const scratch = mkdtempSync(join(tmpdir(), 'mem-bench-pending-reads-'));
   const figures: Record<string, unknown> = {};
   const rows: (string | number)[][] = [];

@@ -15,7 +15,7 @@
  *
  *   node --import tsx bench/vector-index.ts [--home /tmp/h23-store-100k] [--sizes 50000,100000] [--queries 48] [--rounds 2]
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -25,6 +25,7 @@ import { BuiltinEmbeddingModel } from '../src/providers/builtin/builtin-embeddin
 import { embedMany } from '../src/providers/embed-many.js';
 import { and, arrayHasAny, eq } from '../src/store/lancedb/predicate.js';
 import { vectorIndexPartitions, vectorIndexStats, vectorProbes, type VectorProbes } from '../src/store/lancedb/vector-index.js';
+import { keptPassagesTable } from './lib/kept-store.js';
 import { createNoteGenerator } from './lib/notes.js';
 import { finishStandalone, isMain, measure, type BenchResult, type Table } from './lib/report.js';
 import { round } from './lib/stats.js';
@@ -121,9 +122,9 @@ export async function runVectorIndexBench(options: { home?: string; sizes?: numb
   const started = Date.now();
   const home = options.home ?? '/tmp/h23-store-100k';
   const rounds = options.rounds ?? 2;
-  const source = join(home, 'data', 'lancedb');
-  const tableName = readdirSync(source).find((name) => name.startsWith('chunks__'))?.replace(/\.lance$/, '');
-  if (!tableName) throw new Error(`no passages table in ${source}`);
+  const kept = keptPassagesTable(home);
+  const source = kept.source;
+  const tableName = kept.name.replace(/\.lance$/, '');
   const scratch = mkdtempSync(join(tmpdir(), 'mem-bench-vector-index-'));
   const tables: Table[] = [];
   const figures: Record<string, unknown> = {};
