@@ -25,6 +25,8 @@ describe('mem status: the search tables row', () => {
     expect(row({ ...LOAD, searchTables: { pendingCommits: 0, compactions: 0, compactingShare: 0, vectorIndexParts: 1 } })).toBe(
       '0 commits waiting for a compaction, 0 compactions (0% of the time), vector index in 1 part',
     );
-    expect(row({ ...LOAD, searchTables: { pendingCommits: 3, compactions: 0, compactingShare: 0, vectorIndexParts: null } })).toContain('no vector index yet (exact search)');
+    expect(row({ ...LOAD, searchTables: { pendingCommits: 1, compactions: 0, compactingShare: 0, vectorIndexParts: null } })).toBe(
+      '1 commit waiting for a compaction, 0 compactions (0% of the time), no vector index yet (exact search)',
+    );
   });
 });
