@@ -11,9 +11,10 @@
  *    Per rule: the process's CPU per query (every thread; the embedder is closed by then) over `--rounds`
  *    rounds, and recall@10 and @50 against the exact search (`bypassVectorIndex`).
  * 3. At the largest size: delta parts added as the daemon's compactions add them (20 commits of 1-2 passages
- *    then `optimize()`, repeated), and the store's rule measured at 1, 2, 4 and 8 parts.
+ *    then `optimize()`, repeated), and the store's rule measured at 1, 2, 4 and 8 parts (`--parts`), against
+ *    LanceDB's default probes.
  *
- *   node --import tsx bench/vector-index.ts [--home /tmp/h23-store-100k] [--sizes 50000,100000] [--queries 48] [--rounds 2]
+ *   node --import tsx bench/vector-index.ts [--home /tmp/h23-store-100k] [--sizes 50000,100000] [--queries 48] [--rounds 2] [--parts 1,2,4,8]
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -118,7 +119,7 @@ async function addDeltaPart(table: LanceTable, sample: readonly Row[], next: () 
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 10 * 60_000) });
 }
 
-export async function runVectorIndexBench(options: { home?: string; sizes?: number[]; queries?: number; rounds?: number } = {}): Promise<BenchResult> {
+export async function runVectorIndexBench(options: { home?: string; sizes?: number[]; queries?: number; rounds?: number; parts?: number[] } = {}): Promise<BenchResult> {
   const started = Date.now();
   const home = options.home ?? '/tmp/h23-store-100k';
   const rounds = options.rounds ?? 2;
@@ -190,8 +191,8 @@ export async function runVectorIndexBench(options: { home?: string; sizes?: numb
       const sample = (await table.query().limit(2000).toArray()) as Row[];
       let n = 0;
       const partRows: (string | number)[][] = [];
-      for (const wanted of [1, 2, 4, 8]) {
-        for (let guard = 0; ((await vectorIndexStats(table))?.parts ?? 0) < wanted && guard < 20; guard++) await addDeltaPart(table, sample, () => n++);
+      for (const wanted of options.parts ?? [1, 2, 4, 8]) {
+        for (let guard = 0; ((await vectorIndexStats(table))?.parts ?? 0) < wanted && guard < 2 * wanted; guard++) await addDeltaPart(table, sample, () => n++);
         const parts = (await vectorIndexStats(table))?.parts ?? 0;
         const probes = (prefiltered: boolean) => vectorProbes(partitions, prefiltered);
         const partTruth: Record<string, string[][]> = {};
@@ -221,13 +222,14 @@ export async function runVectorIndexBench(options: { home?: string; sizes?: numb
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { home: { type: 'string' }, sizes: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string' } } });
+  const { values } = parseArgs({ options: { home: { type: 'string' }, sizes: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string' }, parts: { type: 'string' } } });
   const result = await measure(() =>
     runVectorIndexBench({
       ...(values.home ? { home: values.home } : {}),
       ...(values.sizes ? { sizes: values.sizes.split(',').map(Number) } : {}),
       ...(values.queries ? { queries: Number(values.queries) } : {}),
       ...(values.rounds ? { rounds: Number(values.rounds) } : {}),
+      ...(values.parts ? { parts: values.parts.split(',').map(Number) } : {}),
     }),
   );
   finishStandalone(result);
