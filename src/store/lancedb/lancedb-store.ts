@@ -209,10 +209,9 @@ const MAX_MAINTENANCE_REST_MS = 60_000;
  * Commits to the memories or passages table before they are compacted on their own: every commit leaves a
  * fragment each search reads until a compaction (bench/README.md, issue #23 fifth session, has the cost).
  * A compaction is dear too: searches beside it are slower, and it adds a part to the vector index (and
- * past VECTOR_INDEX_MAX_PARTS a training, with a compaction that rewrites the table after it). Under many clients
- * the rest below sets its pace, not this count; the count binds for slow, steady writers, a bulk job
- * beside searches above all, where a count of 20 compacted every few dozen seconds and 60 gave searches a
- * lower tail (bench/README.md, "The compaction count of 60 in both orders").
+ * past VECTOR_INDEX_MAX_PARTS a training, with a compaction that rewrites the table after it). A count of
+ * 60 rather than 20 gave searches beside a long bulk job a lower tail and cost many clients' mix nothing
+ * measurable (bench/README.md, "The compaction count of 60 in both orders").
  */
 const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 60;
 /**
