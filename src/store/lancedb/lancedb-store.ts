@@ -917,8 +917,7 @@ class LanceStorage implements LanceStore {
       every: compactEvery,
       quietMs: SEARCH_COMPACTION_QUIET_MS,
       quietAt: Math.max(1, Math.min(SEARCH_COMPACTION_QUIET_AT, Math.floor(compactEvery / 4))),
-      // Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads.
-      pending: () => Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
+      pending: () => this.pendingSearchCommits(),
       restFactor: SEARCH_COMPACTION_REST_FACTOR,
       maxRestMs: MAX_SEARCH_COMPACTION_REST_MS,
       run: async () => {
@@ -1081,9 +1080,14 @@ class LanceStorage implements LanceStore {
     return { ...this.vectorSearches.counts };
   }
 
+  /** Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads. */
+  private pendingSearchCommits(): number {
+    return Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks);
+  }
+
   searchTablesLoad(): SearchTablesLoad {
     return {
-      pendingCommits: Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks),
+      pendingCommits: this.pendingSearchCommits(),
       compactions: this.searchCompactions.count,
       compactionMs: this.searchCompactions.ms,
       vectorIndexParts: this.vectorIndexParts,
