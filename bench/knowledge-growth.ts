@@ -1,0 +1,151 @@
+/**
+ * What a standard save's knowledge costs as the store grows: the same batches of saves, measured again each
+ * time the store holds another `--every` memories. In a person's store a few names come back in a large
+ * share of the notes (their own, a partner's, an employer's): here every note is a line of a log written by
+ * one person ("Maya Lopez: ..."), so her entity is named by every memory, as a speaker is in a chat log, and
+ * the bench's other names by their share of the generator's notes.
+ *
+ * The extractions are the built-in extractor's, computed before anything is timed and replayed by an inline
+ * extractor, and the vectors come from a hash of the text (8 dimensions): what is timed is the store and the
+ * knowledge service, not the models.
+ *
+ *   node --import tsx bench/knowledge-growth.ts [--memories 8000] [--every 1000] [--batch 64]
+ *
+ * Writes bench/results/knowledge-growth.json.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { KnowledgeService } from '../src/core/knowledge/knowledge-service.js';
+import { MemoryService } from '../src/core/memory-service.js';
+import { JobQueue } from '../src/jobs/job-queue.js';
+import { BuiltinExtractor } from '../src/providers/builtin/builtin-extractor.js';
+import type { EmbeddingModel, Extraction, Extractor, ExtractRequest } from '../src/providers/spec.js';
+import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
+import { createNoteGenerator } from './lib/notes.js';
+
+const { values } = parseArgs({
+  options: {
+    memories: { type: 'string', default: '8000' },
+    every: { type: 'string', default: '1000' },
+    batch: { type: 'string', default: '64' },
+  },
+});
+const total = Number(values.memories);
+const every = Number(values.every);
+const batchSize = Number(values.batch);
+const ACCOUNT = 'usr_growth';
+const OWNER = 'Maya Lopez';
+const DIM = 8;
+
+function hashVector(text: string): Float32Array {
+  const vector = new Float32Array(DIM);
+  for (let i = 0; i < text.length; i++) vector[i % DIM] = (vector[i % DIM] as number) + text.charCodeAt(i);
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((value) => value / norm);
+}
+
+const embedder: EmbeddingModel = {
+  provider: 'bench',
+  modelId: 'bench/hash',
+  dimension: DIM,
+  maxEmbeddingsPerCall: 64,
+  init: async () => undefined,
+  close: async () => undefined,
+  doEmbed: async (texts) => texts.map(hashVector),
+};
+
+const notes = createNoteGenerator(20261129);
+const started = Date.UTC(2025, 0, 1);
+const items = Array.from({ length: total }, (_, i) => ({ content: `${OWNER}: ${notes.note().content}`, createdAt: started + i * 60_000 }));
+
+process.stderr.write(`extracting ${total} notes (not timed)\n`);
+const builtin = new BuiltinExtractor();
+await builtin.init();
+const extractions = new Map<string, Extraction>();
+for (const item of items) extractions.set(item.content, await builtin.extract({ text: item.content, referenceTime: item.createdAt }));
+await builtin.close();
+
+const replay: Extractor = {
+  provider: 'bench',
+  modelId: 'bench/replay',
+  inline: true,
+  close: async () => undefined,
+  extract: async (request: ExtractRequest) => {
+    const extraction = extractions.get(request.text);
+    if (!extraction) throw new Error('no extraction for this text');
+    return extraction;
+  },
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'mem-knowledge-growth-'));
+const store = await openLanceStore({ uri: dir, vectorSpace: { modelId: embedder.modelId, dimension: DIM } });
+const queue = new JobQueue(1);
+const knowledge = new KnowledgeService({ storage: store, extractor: replay, queue });
+const memories = new MemoryService({ storage: store, embedder, knowledge });
+
+interface Window {
+  readonly memories: number;
+  readonly ownerMemories: number;
+  readonly msPerItem: number;
+  readonly cpuMsPerItem: number;
+  readonly mainBusyShare: number;
+}
+const windows: Window[] = [];
+let windowStart = performance.now();
+let cpuStart = process.cpuUsage();
+let eluStart = performance.eventLoopUtilization();
+let inWindow = 0;
+for (let i = 0; i < total; i += batchSize) {
+  const batch = items.slice(i, i + batchSize);
+  const outcomes = await memories.saveMany(
+    ACCOUNT,
+    batch.map((item) => ({ content: item.content, createdAt: item.createdAt })),
+  );
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  await knowledge.idle();
+  inWindow += batch.length;
+  if (inWindow >= every || i + batchSize >= total) {
+    const ms = performance.now() - windowStart;
+    const cpu = process.cpuUsage(cpuStart);
+    const elu = performance.eventLoopUtilization(eluStart);
+    const [owner] = await knowledge.findEntities(ACCOUNT, OWNER);
+    const window: Window = {
+      memories: Math.min(total, i + batchSize),
+      ownerMemories: owner?.relatedDocuments.length ?? 0,
+      msPerItem: Math.round((ms / inWindow) * 100) / 100,
+      cpuMsPerItem: Math.round(((cpu.user + cpu.system) / 1000 / inWindow) * 100) / 100,
+      mainBusyShare: Math.round(elu.utilization * 100) / 100,
+    };
+    windows.push(window);
+    process.stderr.write(
+      `  ${window.memories} memories (${OWNER} in ${window.ownerMemories}): ${window.msPerItem} ms per item, CPU ${window.cpuMsPerItem} ms, main thread busy ${window.mainBusyShare}\n`,
+    );
+    windowStart = performance.now();
+    cpuStart = process.cpuUsage();
+    eluStart = performance.eventLoopUtilization();
+    inWindow = 0;
+  }
+}
+
+await queue.close();
+await store.close();
+rmSync(dir, { recursive: true, force: true });
+
+const first = windows[0];
+const last = windows[windows.length - 1];
+console.log(`\nStandard saves in batches of ${batchSize}, the knowledge of ${total} notes (${OWNER} named by each)\n`);
+console.log('| memories stored | memories naming her | ms per item | CPU ms per item | main thread busy |');
+console.log('|---:|---:|---:|---:|---:|');
+for (const w of windows) console.log(`| ${w.memories} | ${w.ownerMemories} | ${w.msPerItem} | ${w.cpuMsPerItem} | ${w.mainBusyShare} |`);
+if (first && last) console.log(`\nlast window / first window: ${Math.round((last.msPerItem / first.msPerItem) * 100) / 100}x the time per item`);
+
+const out = join('bench', 'results');
+mkdirSync(out, { recursive: true });
+writeFileSync(
+  join(out, 'knowledge-growth.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, memories: total, every, batch: batchSize, windows }, null, 2)}\n`,
+);
