@@ -86,3 +86,61 @@ describe('a batch of standard saves', () => {
     expect(versions('extraction_status') - before.statuses).toBe(1);
   });
 });
+
+/** An inline extractor naming one person in every note, with the alias, mentions and property the note gives. */
+const scriptedExtractor: Extractor = {
+  provider: 'test',
+  modelId: 'test/scripted',
+  inline: true,
+  close: async () => undefined,
+  extract: async (request: ExtractRequest): Promise<Extraction> => {
+    const [alias = '', mentions = '1', city = ''] = request.text.split('|');
+    return {
+      entities: [
+        { name: 'Maya Lopez', type: 'person', aliases: alias ? [alias] : [], properties: city ? { city } : {}, mentions: Number(mentions) },
+        { name: 'Harbour Office', type: 'company', aliases: [], properties: {}, mentions: 1 },
+      ],
+      facts: [],
+      relationships: [],
+    };
+  },
+};
+
+describe('an entity named by every memory of a batch', () => {
+  it('comes out as it does when the same memories are saved one at a time', async () => {
+    const knowledge = new KnowledgeService({ storage: store, extractor: scriptedExtractor, queue });
+    const memories = new MemoryService({ storage: store, embedder, knowledge });
+    const aliases = ['', 'Maya', 'M. Lopez', 'maya', 'Dr Maya Lopez'];
+    const cities = ['', 'Lisbon', 'Porto'];
+    // Out of time order (ties between memories go by their ids, which differ between the two accounts: the
+    // property test of entity-tally.test.ts covers them).
+    const notes = Array.from({ length: 40 }, (_, i) => ({
+      content: `${aliases[i % aliases.length]}|${1 + (i % 3)}|${cities[i % cities.length]}|note ${i}`,
+      createdAt: Date.UTC(2026, 0, 1) + ((i * 7) % 40) * 60_000,
+    }));
+    const batched = await memories.saveMany('usr_batched', notes);
+    expect(batched.every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+    for (const note of notes) await memories.save('usr_single', note);
+
+    const visible = async (account: string) => {
+      const [entity] = (await store.knowledge(account).listEntities({ type: 'person', sortBy: 'mentions', limit: 1, offset: 0 })).items;
+      if (!entity) throw new Error(`no entity in ${account}`);
+      const contents = new Map((await store.memories(account).getMany(entity.relatedDocuments)).map((memory) => [memory.id, memory.content]));
+      return {
+        name: entity.name,
+        aliases: entity.aliases,
+        mentions: entity.mentions,
+        properties: entity.properties,
+        firstSeen: entity.firstSeen,
+        lastSeen: entity.lastSeen,
+        related: entity.relatedDocuments.map((id) => contents.get(id)),
+        contributions: Object.entries(entity.documents)
+          .map(([id, contribution]) => ({ content: contents.get(id), ...contribution }))
+          .sort((a, b) => String(a.content).localeCompare(String(b.content))),
+      };
+    };
+    const single = await visible('usr_single');
+    expect(single.related).toHaveLength(notes.length);
+    expect(await visible('usr_batched')).toEqual(single);
+  });
+});

@@ -1,5 +1,6 @@
 import type { EntityType } from '../../providers/spec.js';
-import { core, matchKeys, nameQuality } from './names.js';
+import { entityFromDocuments } from './entity-tally.js';
+import { core } from './names.js';
 import type { EdgeRecord, EdgeSupport, EntityContribution, EntityRecord, FactRecord, FactSupport } from './types.js';
 
 /**
@@ -10,46 +11,7 @@ import type { EdgeRecord, EdgeSupport, EntityContribution, EntityRecord, FactRec
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
 export function deriveEntity(base: { id: string; type: EntityType }, documents: Record<string, EntityContribution>): EntityRecord | null {
-  const entries = Object.entries(documents).sort(([a, x], [b, y]) => x.seenAt - y.seenAt || (a < b ? -1 : 1));
-  if (entries.length === 0) return null;
-  // How many memories use each name (by normalised form), and its best spelling.
-  const names = new Map<string, { display: string; documents: number; first: number }>();
-  let order = 0;
-  for (const [, contribution] of entries) {
-    const seen = new Set<string>();
-    for (const name of contribution.names) {
-      const key = name.trim().toLowerCase();
-      if (!key) continue;
-      const entry = names.get(key) ?? { display: name.trim(), documents: 0, first: order++ };
-      if (!seen.has(key)) entry.documents++;
-      seen.add(key);
-      names.set(key, entry);
-    }
-  }
-  const ranked = [...names.values()].sort(
-    (a, b) =>
-      // Completeness first (whole words, not shouting), then the name most memories use, then the first seen.
-      Math.floor(nameQuality(b.display, base.type)) - Math.floor(nameQuality(a.display, base.type)) ||
-      b.documents - a.documents ||
-      a.first - b.first,
-  );
-  const name = ranked[0]?.display ?? base.id;
-  const properties: Record<string, string | number | boolean> = {};
-  for (const [, contribution] of entries) Object.assign(properties, contribution.properties);
-  const allNames = ranked.map((entry) => entry.display);
-  return {
-    id: base.id,
-    type: base.type,
-    name,
-    aliases: allNames.slice(1),
-    properties,
-    mentions: entries.reduce((sum, [, contribution]) => sum + contribution.mentions, 0),
-    firstSeen: Math.min(...entries.map(([, contribution]) => contribution.seenAt)),
-    lastSeen: Math.max(...entries.map(([, contribution]) => contribution.seenAt)),
-    relatedDocuments: entries.map(([memoryId]) => memoryId),
-    documents: Object.fromEntries(entries),
-    matchKeys: matchKeys(allNames, base.type),
-  };
+  return entityFromDocuments(base, documents);
 }
 
 export function withoutDocument(entity: EntityRecord, memoryId: string): EntityRecord | null {

@@ -17,6 +17,7 @@ import {
 } from './derive.js';
 import { buildGraph, type Graph, type GraphRequest } from './graph.js';
 import { core, lookupKeys, nameMatch } from './names.js';
+import { withContribution } from './entity-tally.js';
 import { StagedKnowledge } from './staged-knowledge.js';
 import type {
   EdgeRecord,
@@ -417,6 +418,8 @@ export class KnowledgeService implements KnowledgeHooks {
     const changedFacts = new Set<string>();
     const changedEdges = new Set<string>();
     const touchedSubjects = new Set<string>();
+    /** Adds this memory's contributions to the `documents` its entities share with the records they replace. */
+    const keeps: (() => void)[] = [];
 
     // 1. Forget what the memory said before (a memory created just now said nothing yet).
     const [oldEntities, oldFacts, oldEdges] = fresh
@@ -477,13 +480,16 @@ export class KnowledgeService implements KnowledgeHooks {
       });
       // Pass 2: a bare given or family name joins a known person only with evidence: exactly one such person
       // shares a memory with an entity this memory also names.
-      const evidence = new Set<string>();
-      for (const id of assigned.values()) for (const document of current(id)?.relatedDocuments ?? []) if (document !== memoryId) evidence.add(document);
+      const named = [...new Set(assigned.values())].map(current).filter((entity): entity is EntityRecord => entity !== null);
+      // Looked up in whichever side names fewer memories: a person's own name may be in most of them.
+      const sharesMemory = (candidate: EntityRecord) =>
+        named.some((other) => {
+          const [few, many] = candidate.relatedDocuments.length <= other.relatedDocuments.length ? [candidate, other] : [other, candidate];
+          return few.relatedDocuments.some((document) => document !== memoryId && Object.hasOwn(many.documents, document));
+        });
       extracted.forEach(({ entity, names }, index) => {
         if (assigned.has(index)) return;
-        const weak = pool.filter(
-          (candidate) => level(names, entity.type, candidate) >= 1 && candidate.relatedDocuments.some((document) => evidence.has(document)),
-        );
+        const weak = pool.filter((candidate) => level(names, entity.type, candidate) >= 1 && sharesMemory(candidate));
         if (weak.length === 1) assigned.set(index, (weak[0] as EntityRecord).id);
       });
 
@@ -507,7 +513,12 @@ export class KnowledgeService implements KnowledgeHooks {
       const entityNames = new Map<string, string>();
       for (const [id, { type, contribution }] of contributions) {
         const base = current(id);
-        const derived = deriveEntity({ id, type }, { ...(base?.documents ?? {}), [memoryId]: contribution });
+        let derived: EntityRecord | null;
+        if (base) {
+          const added = withContribution(base, memoryId, contribution);
+          derived = added.entity;
+          keeps.push(added.keep);
+        } else derived = deriveEntity({ id, type }, { [memoryId]: contribution });
         entities.set(id, derived);
         changedEntities.add(id);
         if (derived) entityNames.set(id, derived.name);
@@ -643,6 +654,8 @@ export class KnowledgeService implements KnowledgeHooks {
     const e = pick(entities, changedEntities);
     const f = pick(facts, changedFacts);
     const g = pick(edges, changedEdges);
+    // Nothing below can fail this memory alone: the entities it added to now hold its contributions.
+    for (const keep of keeps) keep();
     await store.write({
       upsertEntities: e.upsert,
       deleteEntities: e.remove,

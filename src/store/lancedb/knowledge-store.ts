@@ -79,6 +79,10 @@ function entityToRow(accountId: string, entity: EntityRecord): Row {
 }
 
 function rowToEntity(row: Row): EntityRecord {
+  // Parsed when first read: only the knowledge service's changes and export read the contributions, and an
+  // entity named in most memories holds one per memory (every read of the API would parse them all).
+  const documentsText = str(row, 'documents');
+  let documents: Record<string, EntityContribution> | undefined;
   return {
     id: str(row, 'id'),
     name: str(row, 'name'),
@@ -89,7 +93,10 @@ function rowToEntity(row: Row): EntityRecord {
     firstSeen: num(row, 'first_seen'),
     lastSeen: num(row, 'last_seen'),
     relatedDocuments: strings(row, 'memory_ids'),
-    documents: parsed(documentsSchema, str(row, 'documents'), {}) as Record<string, EntityContribution>,
+    get documents() {
+      documents ??= parsed(documentsSchema, documentsText, {}) as Record<string, EntityContribution>;
+      return documents;
+    },
     matchKeys: strings(row, 'match_keys'),
   };
 }
