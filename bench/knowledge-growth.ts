@@ -7,7 +7,8 @@
  *
  * The extractions are the built-in extractor's, computed before anything is timed and replayed by an inline
  * extractor, and the vectors come from a hash of the text (8 dimensions): what is timed is the store and the
- * knowledge service, not the models.
+ * knowledge service, not the models. At each step it also times two reads: her entity found by name (as ask
+ * and `mem entities` find it) and the 20 entities most mentioned (the median of five, the timed saves paused).
  *
  *   node --import tsx bench/knowledge-growth.ts [--memories 8000] [--every 1000] [--batch 64]
  *
@@ -92,6 +93,22 @@ interface Window {
   readonly msPerItem: number;
   readonly cpuMsPerItem: number;
   readonly mainBusyShare: number;
+  /** Median ms of reading her entity by name (as ask and `mem entities` do), and of the top 20 entities. */
+  readonly readOwnerMs: number;
+  readonly readTopMs: number;
+}
+
+/** Median ms of five runs of `read`, after one not counted. */
+async function medianMs(read: () => Promise<unknown>): Promise<number> {
+  await read();
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const from = performance.now();
+    await read();
+    times.push(performance.now() - from);
+  }
+  times.sort((a, b) => a - b);
+  return Math.round((times[2] as number) * 100) / 100;
 }
 const windows: Window[] = [];
 let windowStart = performance.now();
@@ -113,16 +130,20 @@ for (let i = 0; i < total; i += batchSize) {
     const cpu = process.cpuUsage(cpuStart);
     const elu = performance.eventLoopUtilization(eluStart);
     const [owner] = await knowledge.findEntities(ACCOUNT, OWNER);
+    const readOwnerMs = await medianMs(() => knowledge.findEntities(ACCOUNT, OWNER));
+    const readTopMs = await medianMs(() => knowledge.listEntities(ACCOUNT, { sortBy: 'mentions', limit: 20, offset: 0 }));
     const window: Window = {
       memories: Math.min(total, i + batchSize),
       ownerMemories: owner?.relatedDocuments.length ?? 0,
       msPerItem: Math.round((ms / inWindow) * 100) / 100,
       cpuMsPerItem: Math.round(((cpu.user + cpu.system) / 1000 / inWindow) * 100) / 100,
       mainBusyShare: Math.round(elu.utilization * 100) / 100,
+      readOwnerMs,
+      readTopMs,
     };
     windows.push(window);
     process.stderr.write(
-      `  ${window.memories} memories (${OWNER} in ${window.ownerMemories}): ${window.msPerItem} ms per item, CPU ${window.cpuMsPerItem} ms, main thread busy ${window.mainBusyShare}\n`,
+      `  ${window.memories} memories (${OWNER} in ${window.ownerMemories}): ${window.msPerItem} ms per item, CPU ${window.cpuMsPerItem} ms, main thread busy ${window.mainBusyShare}; reads ${readOwnerMs} / ${readTopMs} ms\n`,
     );
     windowStart = performance.now();
     cpuStart = process.cpuUsage();
@@ -138,9 +159,9 @@ rmSync(dir, { recursive: true, force: true });
 const first = windows[0];
 const last = windows[windows.length - 1];
 console.log(`\nStandard saves in batches of ${batchSize}, the knowledge of ${total} notes (${OWNER} named by each)\n`);
-console.log('| memories stored | memories naming her | ms per item | CPU ms per item | main thread busy |');
-console.log('|---:|---:|---:|---:|---:|');
-for (const w of windows) console.log(`| ${w.memories} | ${w.ownerMemories} | ${w.msPerItem} | ${w.cpuMsPerItem} | ${w.mainBusyShare} |`);
+console.log('| memories stored | memories naming her | ms per item | CPU ms per item | main thread busy | read her entity, ms | read the top 20, ms |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|');
+for (const w of windows) console.log(`| ${w.memories} | ${w.ownerMemories} | ${w.msPerItem} | ${w.cpuMsPerItem} | ${w.mainBusyShare} | ${w.readOwnerMs} | ${w.readTopMs} |`);
 if (first && last) console.log(`\nlast window / first window: ${Math.round((last.msPerItem / first.msPerItem) * 100) / 100}x the time per item`);
 
 const out = join('bench', 'results');
