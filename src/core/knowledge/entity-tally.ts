@@ -37,7 +37,7 @@ interface PropertyTally {
   readonly first: Place;
 }
 
-export interface EntityTally {
+interface EntityTally {
   readonly names: ReadonlyMap<string, NameTally>;
   readonly properties: ReadonlyMap<string, PropertyTally>;
   readonly mentions: number;
@@ -93,7 +93,7 @@ function copy(tally: EntityTally): Tallying {
 }
 
 /** The tally with one more contribution (the tally given is not changed). */
-export function addToTally(tally: EntityTally, memoryId: string, contribution: EntityContribution): EntityTally {
+function addToTally(tally: EntityTally, memoryId: string, contribution: EntityContribution): EntityTally {
   const next = copy(tally);
   count(next, memoryId, contribution);
   return next;
@@ -111,7 +111,7 @@ function tallyOfEntries(entries: readonly (readonly [string, EntityContribution]
 }
 
 /** An entity's fields from its tally; null when no memory contributes to it. */
-export function entityFromTally(
+function entityFromTally(
   base: { readonly id: string; readonly type: EntityType },
   tally: EntityTally,
   relatedDocuments: readonly string[],
