@@ -14,7 +14,7 @@
  *
  * Writes bench/results/knowledge-growth.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,9 +23,12 @@ import { KnowledgeService } from '../src/core/knowledge/knowledge-service.js';
 import { MemoryService } from '../src/core/memory-service.js';
 import { JobQueue } from '../src/jobs/job-queue.js';
 import { BuiltinExtractor } from '../src/providers/builtin/builtin-extractor.js';
-import type { EmbeddingModel, Extraction, Extractor, ExtractRequest } from '../src/providers/spec.js';
+import type { Extraction, Extractor, ExtractRequest } from '../src/providers/spec.js';
 import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
+import { testEmbedder } from '../test/helpers/test-embedder.js';
 import { createNoteGenerator } from './lib/notes.js';
+import { writeJson } from './lib/report.js';
+import { percentile, round, timed } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,22 +44,7 @@ const ACCOUNT = 'usr_growth';
 const OWNER = 'Maya Lopez';
 const DIM = 8;
 
-function hashVector(text: string): Float32Array {
-  const vector = new Float32Array(DIM);
-  for (let i = 0; i < text.length; i++) vector[i % DIM] = (vector[i % DIM] as number) + text.charCodeAt(i);
-  const norm = Math.hypot(...vector) || 1;
-  return vector.map((value) => value / norm);
-}
-
-const embedder: EmbeddingModel = {
-  provider: 'bench',
-  modelId: 'bench/hash',
-  dimension: DIM,
-  maxEmbeddingsPerCall: 64,
-  init: async () => undefined,
-  close: async () => undefined,
-  doEmbed: async (texts) => texts.map(hashVector),
-};
+const embedder = testEmbedder(DIM);
 
 const notes = createNoteGenerator(20261129);
 const started = Date.UTC(2025, 0, 1);
@@ -102,14 +90,10 @@ interface Window {
 async function medianMs(read: () => Promise<unknown>): Promise<number> {
   await read();
   const times: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const from = performance.now();
-    await read();
-    times.push(performance.now() - from);
-  }
-  times.sort((a, b) => a - b);
-  return Math.round((times[2] as number) * 100) / 100;
+  for (let i = 0; i < 5; i++) times.push((await timed(read)).ms);
+  return round(percentile(times, 50), 2);
 }
+
 const windows: Window[] = [];
 let windowStart = performance.now();
 let cpuStart = process.cpuUsage();
@@ -135,9 +119,9 @@ for (let i = 0; i < total; i += batchSize) {
     const window: Window = {
       memories: Math.min(total, i + batchSize),
       ownerMemories: owner?.relatedDocuments.length ?? 0,
-      msPerItem: Math.round((ms / inWindow) * 100) / 100,
-      cpuMsPerItem: Math.round(((cpu.user + cpu.system) / 1000 / inWindow) * 100) / 100,
-      mainBusyShare: Math.round(elu.utilization * 100) / 100,
+      msPerItem: round(ms / inWindow, 2),
+      cpuMsPerItem: round((cpu.user + cpu.system) / 1000 / inWindow, 2),
+      mainBusyShare: round(elu.utilization, 2),
       readOwnerMs,
       readTopMs,
     };
@@ -162,11 +146,7 @@ console.log(`\nStandard saves in batches of ${batchSize}, the knowledge of ${tot
 console.log('| memories stored | memories naming her | ms per item | CPU ms per item | main thread busy | read her entity, ms | read the top 20, ms |');
 console.log('|---:|---:|---:|---:|---:|---:|---:|');
 for (const w of windows) console.log(`| ${w.memories} | ${w.ownerMemories} | ${w.msPerItem} | ${w.cpuMsPerItem} | ${w.mainBusyShare} | ${w.readOwnerMs} | ${w.readTopMs} |`);
-if (first && last) console.log(`\nlast window / first window: ${Math.round((last.msPerItem / first.msPerItem) * 100) / 100}x the time per item`);
+if (first && last) console.log(`\nlast window / first window: ${round(last.msPerItem / first.msPerItem, 2)}x the time per item`);
 
-const out = join('bench', 'results');
-mkdirSync(out, { recursive: true });
-writeFileSync(
-  join(out, 'knowledge-growth.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, memories: total, every, batch: batchSize, windows }, null, 2)}\n`,
-);
+const path = writeJson('knowledge-growth.json', { date: new Date().toISOString(), node: process.version, memories: total, every, batch: batchSize, windows });
+console.log(`\nwrote ${path}`);
