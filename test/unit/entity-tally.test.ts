@@ -116,3 +116,16 @@ describe('an entity tallied one memory at a time', () => {
     expect(again.entity.relatedDocuments).toEqual(['mem_a', 'mem_b']);
   });
 });
+
+describe('an entity read from the store', () => {
+  it('takes the order of its memories from its contributions, as the full derivation does, when its list disagrees', () => {
+    const documents: Record<string, EntityContribution> = { mem_a: { mentions: 1, seenAt: 1000, names: ['Maya Lopez'], properties: {} } };
+    const derived = deriveEntity({ id: 'ent_1', type: 'person' }, documents) as EntityRecord;
+    // A row whose contributions were damaged and read as fewer than its memory list names.
+    const read: EntityRecord = { ...derived, relatedDocuments: ['mem_lost', 'mem_a'] };
+    const next: EntityContribution = { mentions: 1, seenAt: 2000, names: ['Maya'], properties: {} };
+    const added = withContribution(read, 'mem_b', next);
+    added.keep();
+    expect(visible(added.entity)).toEqual(visible(definition({ id: 'ent_1', type: 'person' }, { ...documents, mem_b: next })));
+  });
+});

@@ -145,7 +145,7 @@ function entityFromTally(
   return entity;
 }
 
-/** The tallies of the records derived here; a record read from the store is tallied when first added to. */
+/** The tallies of the records derived here; a record read from the store is tallied when it is added to. */
 const tallies = new WeakMap<EntityRecord, EntityTally>();
 
 /** An entity's fields from all of its contributions. */
@@ -167,11 +167,14 @@ export function withContribution(entity: EntityRecord, memoryId: string, contrib
     return { entity: derived, keep: () => undefined };
   }
   let tally = tallies.get(entity);
+  let related = [...entity.relatedDocuments];
   if (!tally) {
-    tally = tallyOfEntries(inOrder(entity.documents));
-    tallies.set(entity, tally);
+    // Read from the store: tallied from its contributions, which also give the order of its memories (as
+    // the full derivation takes it, should the row's list and its contributions ever disagree).
+    const entries = inOrder(entity.documents);
+    tally = tallyOfEntries(entries);
+    related = entries.map(([id]) => id);
   }
-  const related = [...entity.relatedDocuments];
   // Oldest first, as the entity saw them: a new memory usually goes last.
   let at = related.length;
   while (at > 0) {
