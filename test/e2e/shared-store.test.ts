@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
@@ -185,34 +187,52 @@ describe('two daemons on one az:// store', () => {
   }, 120_000);
 
   it('an ingest job whose daemon is killed (SIGKILL) is finished by the other, each item once', async () => {
-    // Enough items for several rounds of ingest batches (64 each, two at once): with a batch's items completing
-    // together, a job of one round and a half could finish between two polls, and the kill would come too late.
-    const ITEMS = 400;
-    const items = Array.from({ length: ITEMS }, (_, i) => ({ content: `Takeover note ${i}: the lighthouse keeper logged ship ${i}.`, tags: ['takeover'] }));
-    const submitted = await call(0, '/v1/ingest', { method: 'POST', body: JSON.stringify({ items }) });
-    expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
-    const jobId = submitted.body.jobId as string;
+    // One item is a page this test serves only after the kill: the job cannot finish on the first daemon
+    // however fast its text items go, so the kill lands mid-job by construction, not by the timing of polls.
+    const held: ServerResponse[] = [];
+    let release = false;
+    const page = '<html><head><title>Harbour log</title></head><body><p>The harbour master logged the late ferry.</p></body></html>';
+    const pageServer = createServer((_request, response) => {
+      if (release) response.writeHead(200, { 'content-type': 'text/html' }).end(page);
+      else held.push(response);
+    });
+    await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
+    const pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/harbour`;
+    try {
+      const TEXTS = 400;
+      const texts = Array.from({ length: TEXTS }, (_, i) => ({ content: `Takeover note ${i}: the lighthouse keeper logged ship ${i}.`, tags: ['takeover'] }));
+      const items = [...texts, { url: pageUrl, tags: ['takeover'] }];
+      const submitted = await call(0, '/v1/ingest', { method: 'POST', body: JSON.stringify({ items }) });
+      expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+      const jobId = submitted.body.jobId as string;
 
-    const midway = await waitFor(() => call(0, `/v1/ingest/status/${jobId}`), (result) => result.body.progress?.completed >= 10);
-    expect(midway.body.status).toBe('processing');
-    const { pid } = json<{ pid: number }>(await mem(['daemon', 'status', '--json'], { ...envs[0], MEM_API_KEY: ownerKey }));
-    process.kill(pid, 'SIGKILL');
-    // Written while no daemon follows the watched folder (the killed one's lease has not run out yet): the
-    // daemon that takes the watch over catches up with it (the last test).
-    writeFileSync(join(watched, 'west.md'), 'The west slipway floods at spring tides.');
+      const midway = await waitFor(() => call(0, `/v1/ingest/status/${jobId}`), (result) => result.body.progress?.completed >= 10 && held.length > 0);
+      expect(midway.body.status).toBe('processing');
+      const { pid } = json<{ pid: number }>(await mem(['daemon', 'status', '--json'], { ...envs[0], MEM_API_KEY: ownerKey }));
+      process.kill(pid, 'SIGKILL');
+      release = true;
+      for (const response of held) response.destroy();
+      // Written while no daemon follows the watched folder (the killed one's lease has not run out yet): the
+      // daemon that takes the watch over catches up with it (the last test).
+      writeFileSync(join(watched, 'west.md'), 'The west slipway floods at spring tides.');
 
-    const done = await waitFor(() => call(1, `/v1/ingest/status/${jobId}`), (result) => result.body.status === 'completed', 180_000);
-    expect(done.body.progress).toMatchObject({ total: ITEMS, completed: ITEMS, failed: 0 });
-    const stored = await memoriesTagged(1, 'takeover');
-    expect(stored).toHaveLength(ITEMS);
-    expect(new Set(stored.map((memory) => memory.content)).size).toBe(ITEMS);
-    expect(new Set(done.body.documents as string[]).size).toBe(ITEMS);
-    // Each one whole: an item the killed daemon stored without its vectors was saved again, not counted done.
-    expect((await call(1, '/v1/status')).body.vectors).toEqual({ missing: 0 });
-    // And each passage once: an item saved again replaced whatever passages the killed daemon had committed.
-    const passages = await passagesTagged('takeover');
-    expect(passages.rows).toBeGreaterThanOrEqual(ITEMS);
-    expect(passages.rows).toBe(passages.distinct);
+      const ITEMS = items.length;
+      const done = await waitFor(() => call(1, `/v1/ingest/status/${jobId}`), (result) => result.body.status === 'completed', 180_000);
+      expect(done.body.progress).toMatchObject({ total: ITEMS, completed: ITEMS, failed: 0 });
+      const stored = await memoriesTagged(1, 'takeover');
+      expect(stored).toHaveLength(ITEMS);
+      expect(stored.some((memory) => String(memory.content).includes('late ferry'))).toBe(true);
+      expect(new Set(stored.map((memory) => memory.content)).size).toBe(ITEMS);
+      expect(new Set(done.body.documents as string[]).size).toBe(ITEMS);
+      // Each one whole: an item the killed daemon stored without its vectors was saved again, not counted done.
+      expect((await call(1, '/v1/status')).body.vectors).toEqual({ missing: 0 });
+      // And each passage once: an item saved again replaced whatever passages the killed daemon had committed.
+      const passages = await passagesTagged('takeover');
+      expect(passages.rows).toBeGreaterThanOrEqual(ITEMS);
+      expect(passages.rows).toBe(passages.distinct);
+    } finally {
+      pageServer.close();
+    }
   }, 240_000);
 
   it("the killed daemon's folder watch is taken over by the other, which catches up with the folder", async () => {
