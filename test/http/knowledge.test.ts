@@ -250,6 +250,38 @@ describe('aliases merge across memories, deterministically and carefully', () =>
     expect(after.entities.find((entity) => entity.name === 'Sarah Chen')?.relatedDocuments).toContain(withEvidence);
     expect(after.entities.find((entity) => entity.name === 'Sarah')?.relatedDocuments).not.toContain(withEvidence);
   });
+
+  it('a person called by one word alone is the one already known by that word, as a reader of a chat takes it', async () => {
+    // Before, each of these made a person of its own: one word alone is a weak match, and no memory here
+    // names anyone else to give evidence.
+    const nate = [await save('I met Nate at the pier yesterday.'), await save('Nate said the tide was high.'), await save('We thanked Nate for the ride home.')];
+    const nates = await get<EntitiesResponse>('/v1/entities?search=nate&type=person');
+    expect(nates.entities.map((entity) => entity.name)).toEqual(['Nate']);
+    expect(nates.entities[0]).toMatchObject({ mentions: 3 });
+    expect([...(nates.entities[0]?.relatedDocuments ?? [])].sort()).toEqual([...nate].sort());
+    // The same in one knowledge batch (a bulk ingest), where the first of them is not stored yet.
+    const job = await t.request({
+      method: 'POST',
+      url: '/v1/ingest',
+      payload: { async: false, items: ['Omar waved from the ferry.', 'Omar missed the bus.', 'The dog followed Omar home.'].map((content) => ({ content })) },
+    });
+    expect(job.statusCode, job.body).toBe(200);
+    const omars = await get<EntitiesResponse>('/v1/entities?search=omar&type=person');
+    expect(omars.entities.map((entity) => [entity.name, entity.relatedDocuments.length])).toEqual([['Omar', 3]]);
+
+    // The one person who goes by it as an alias.
+    await save('Olivia Brandt chaired the review; Olivia brought the slides.');
+    const projector = await save('Olivia fixed the projector after lunch.');
+    const olivia = await get<EntitiesResponse>('/v1/entities?search=olivia&type=person');
+    expect(olivia.entities.map((entity) => entity.name)).toEqual(['Olivia Brandt']);
+    expect(olivia.entities[0]?.relatedDocuments).toContain(projector);
+
+    // Two Sarahs with full names and one known only as "Sarah" (the test above): a bare "Sarah" is the last.
+    const plants = await save('Sarah watered the plants.');
+    const sarahs = await get<EntitiesResponse>('/v1/entities?search=sarah&type=person');
+    expect(sarahs.entities.map((entity) => entity.name).sort()).toEqual(['Sarah', 'Sarah Chen', 'Sarah Miller']);
+    expect(sarahs.entities.find((entity) => entity.name === 'Sarah')?.relatedDocuments).toContain(plants);
+  });
 });
 
 describe('deletes and updates leave nothing orphaned', () => {

@@ -492,6 +492,20 @@ export class KnowledgeService implements KnowledgeHooks {
         const weak = pool.filter((candidate) => level(names, entity.type, candidate) >= 1 && sharesMemory(candidate));
         if (weak.length === 1) assigned.set(index, (weak[0] as EntityRecord).id);
       });
+      // Pass 3: a person named by one word alone, with no evidence either way, is the person already known by
+      // exactly that word, as a reader of a chat or a diary takes the tenth "Nate" to be the first one. Without
+      // this, every memory that calls someone by a first name alone made a new person. Preferred: the one
+      // known by that word as their name (most mentioned first, as the pool is sorted); else the one person
+      // who has it as an alias. Two such aliases and no such name: ambiguous, a new person.
+      extracted.forEach(({ entity, names }, index) => {
+        if (assigned.has(index) || entity.type !== 'person') return;
+        const words = new Set(names.map((name) => core(name, 'person')));
+        if (words.size === 0 || [...words].some((word) => word === '' || word.includes(' '))) return;
+        const exact = pool.filter((candidate) => candidate.type === 'person' && [candidate.name, ...candidate.aliases].some((other) => words.has(core(other, 'person'))));
+        const byName = exact.filter((candidate) => words.has(core(candidate.name, 'person')));
+        const choice = byName[0] ?? (exact.length === 1 ? exact[0] : undefined);
+        if (choice) assigned.set(index, choice.id);
+      });
 
       // 3. Record this memory's contribution to each entity.
       const contributions = new Map<string, { type: EntityType; contribution: EntityContribution }>();
