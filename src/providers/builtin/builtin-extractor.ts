@@ -195,7 +195,7 @@ function sentencesOf(nlp: Nlp, text: string): Sentence[] {
   return result;
 }
 
-function isNameToken(tokens: Token[], index: number): boolean {
+function isNameToken(tokens: Token[], index: number, speakers: ReadonlySet<string> = NO_SPEAKERS): boolean {
   const token = tokens[index];
   if (!token) return false;
   const lower = token.text.toLowerCase().replace(/\.$/, '');
@@ -211,9 +211,12 @@ function isNameToken(tokens: Token[], index: number): boolean {
   if (/^\p{Lu}\.?$/u.test(token.text) && /[\d$€£]$/.test(tokens[index - 1]?.text ?? '')) return false;
   // The first word of a sentence is capitalised anyway: only a proper noun counts there.
   const first = index === 0 || /^[;("“'-]$/.test(tokens[index - 1]?.text ?? '');
-  if (first && token.pos !== 'PROPN') return false;
+  // ...or a word a line of this text opens as its speaker ("Nate: ..."), which the tagger reads as anything.
+  if (first && token.pos !== 'PROPN' && !speakers.has(lower)) return false;
   return true;
 }
+
+const NO_SPEAKERS: ReadonlySet<string> = new Set();
 
 /** Candidate names of a sentence: runs of capitalised proper-noun-like tokens. */
 interface Chunk {
@@ -226,12 +229,12 @@ interface Chunk {
   readonly tokens: Token[];
 }
 
-function chunksOf(sentence: Sentence): Chunk[] {
+function chunksOf(sentence: Sentence, speakers: ReadonlySet<string>): Chunk[] {
   const { tokens } = sentence;
   const chunks: Chunk[] = [];
   let index = 0;
   while (index < tokens.length) {
-    if (!isNameToken(tokens, index)) {
+    if (!isNameToken(tokens, index, speakers)) {
       index++;
       continue;
     }
@@ -239,7 +242,7 @@ function chunksOf(sentence: Sentence): Chunk[] {
     for (;;) {
       const current = tokens[end] as Token;
       const closesSentence = /\.$/.test(current.text) && !/^\p{Lu}\.$/u.test(current.text) && !HONORIFICS.has(current.text.toLowerCase());
-      if (!closesSentence && isNameToken(tokens, end + 1)) {
+      if (!closesSentence && isNameToken(tokens, end + 1, speakers)) {
         end++;
         continue;
       }
@@ -247,14 +250,14 @@ function chunksOf(sentence: Sentence): Chunk[] {
       // "Al-Sayed": a hyphen with no spaces joins two parts of one name.
       const hyphen = tokens[end + 1];
       const afterHyphen = tokens[end + 2];
-      if (hyphen?.text === '-' && afterHyphen && hyphen.start === current.end && afterHyphen.start === hyphen.end && isNameToken(tokens, end + 2)) {
+      if (hyphen?.text === '-' && afterHyphen && hyphen.start === current.end && afterHyphen.start === hyphen.end && isNameToken(tokens, end + 2, speakers)) {
         end += 2;
         continue;
       }
       const connector = tokens[end + 1]?.text.toLowerCase() ?? '';
       const sofar = tokens.slice(index, end + 1).map((token) => token.text.toLowerCase());
       const institutional = sofar.some((word) => COMPANY_WORDS.has(word) || EVENT_WORDS.has(word) || LOCATION_WORDS.has(word));
-      if (CONNECTORS.has(connector) && isNameToken(tokens, end + 2) && (connector === '&' || connector !== 'of' || institutional)) {
+      if (CONNECTORS.has(connector) && isNameToken(tokens, end + 2, speakers) && (connector === '&' || connector !== 'of' || institutional)) {
         end += 2;
         continue;
       }
@@ -376,6 +379,8 @@ function score(
 interface KnownSets {
   /** Given names compromise knows ("Olivia"), lower case. */
   readonly firstNames: Set<string>;
+  /** First words of the people who speak a line of the text ("Nate: ..."), lower case. */
+  readonly speakers: Set<string>;
   readonly people: Set<string>;
   readonly places: Set<string>;
   readonly organizations: Set<string>;
@@ -396,13 +401,51 @@ function knownSets(nlp: Nlp, text: string): KnownSets {
     }
     return result;
   };
-  return {
+  const known = {
     people: set(doc.people().out('array')),
     places: set(doc.places().out('array')),
     organizations: set(doc.organizations().out('array')),
     firstNames: new Set(doc.match('#FirstName').out('array').map((name) => normalise(name))),
+    speakers: new Set<string>(),
   };
+  for (const label of speakerLabels(nlp, text)) {
+    known.people.add(label);
+    const first = label.split(' ')[0] as string;
+    known.firstNames.add(first);
+    known.speakers.add(first);
+  }
+  return known;
 }
+
+/** A line that opens with one to three capitalised words and a colon: "Nate: ...", "Priya Patel: ...". */
+const SPEAKER_LABEL = /^[\t ]*(\p{Lu}[\p{L}'’-]*(?:[\t ]+\p{Lu}[\p{L}'’-]*){0,2})[\t ]*:[\t ]*\S/gmu;
+
+/**
+ * The labels of the lines of a chat or a transcript that are people's names. At a line's start the tagger
+ * reads a name as anything ("Nate:" as an expression), and "Note:", "Summary:" or "Action items:" open lines
+ * the same way; so each label is read where only a person fits, "I met <label> yesterday.", and counts
+ * when the tagger finds a person there in every word of it.
+ */
+function speakerLabels(nlp: Nlp, text: string): Set<string> {
+  const labels = new Set<string>();
+  for (const match of text.matchAll(SPEAKER_LABEL)) {
+    const label = normalise(match[1] as string);
+    if (!label || labels.has(label) || NOT_NAMES.has(label)) continue;
+    const raw = match[1] as string;
+    let person = speakerVerdicts.get(raw);
+    if (person === undefined) {
+      person = nlp.compromise(`I met ${raw} yesterday.`).people().out('array').map((name) => normalise(name)).join(' ') === label;
+      // A chat names the same few speakers line after line: each is read once. Bounded, for long-lived threads.
+      if (speakerVerdicts.size >= SPEAKER_VERDICTS_MAX) speakerVerdicts.clear();
+      speakerVerdicts.set(raw, person);
+    }
+    if (person) labels.add(label);
+  }
+  return labels;
+}
+
+const SPEAKER_VERDICTS_MAX = 10_000;
+const speakerVerdicts = new Map<string, boolean>();
 
 function bestType(scores: Record<EntityType, number>): { type: EntityType; score: number } {
   let best: EntityType = 'concept';
@@ -501,7 +544,7 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
   const rawMentions: Mention[] = [];
   let order = 0;
   sentences.forEach((sentence, sentenceIndex) => {
-    for (const chunk of chunksOf(sentence)) {
+    for (const chunk of chunksOf(sentence, known.speakers)) {
       const key = core(chunk.text);
       if (!key || key.length < 2 || NOT_NAMES.has(key)) continue;
       const candidate = candidates.get(key) ?? {

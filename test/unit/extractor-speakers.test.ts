@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { BuiltinExtractor } from '../../src/providers/builtin/builtin-extractor.js';
+
+/** The person who speaks a line of a chat or a transcript ("Nate: ..."), as the built-in extractor reads it. */
+
+const extractor = new BuiltinExtractor();
+const people = async (text: string) =>
+  (await extractor.extract({ text, referenceTime: Date.UTC(2026, 10, 29) })).entities.filter((entity) => entity.type === 'person').map((entity) => entity.name);
+
+describe('speakers of a chat line', () => {
+  it('a line opened by a name and a colon names its speaker, one word or several', async () => {
+    // Before, the tagger read a line's first word as anything but a name, and these gave no one.
+    expect(await people('Nate: I adopted a turtle last week.')).toEqual(['Nate']);
+    expect(await people('Maria: ok, see you at six')).toEqual(['Maria']);
+    expect(await people('Priya Patel: the offsite budget is 4000 euros, Omar Haddad approved it.')).toEqual(['Priya Patel', 'Omar Haddad']);
+  });
+
+  it('each line of a transcript names its own speaker', async () => {
+    expect((await people('Joanna: I got the job!\nNate: Congrats! I knew you would.')).sort()).toEqual(['Joanna', 'Nate']);
+  });
+
+  it('labels that are not people stay out: notes, summaries, lists, replies', async () => {
+    for (const text of ['Note: the gate is locked at nine.', 'Weather: rain all day', 'Question: where is the key?', 'Packing: tent and boots', 'Action items: call the plumber', 'TODO: buy milk']) {
+      expect(await people(text), text).toEqual([]);
+    }
+    // A person named after such a label is still found, the label is not.
+    expect(await people('Summary: Tom agreed to the plan.')).toEqual(['Tom']);
+  });
+});
