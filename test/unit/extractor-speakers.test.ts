@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BuiltinExtractor } from '../../src/providers/builtin/builtin-extractor.js';
 
-/** The person who speaks a line of a chat or a transcript ("Nate: ..."), as the built-in extractor reads it. */
+/** The people of a chat line as the built-in extractor reads them: who speaks it ("Nate: ..."), and who is spoken to. */
 
 const extractor = new BuiltinExtractor();
 const people = async (text: string) =>
@@ -25,5 +25,14 @@ describe('speakers of a chat line', () => {
     }
     // A person named after such a label is still found, the label is not.
     expect(await people('Summary: Tom agreed to the plan.')).toEqual(['Tom']);
+  });
+});
+
+describe('the person spoken to', () => {
+  it('is named without the greeting that opens the sentence', async () => {
+    // Before, "Congrats Caroline" was a person of its own in a chat, or nobody in a line alone.
+    expect(await people('Congrats Caroline! That is huge.')).toEqual(['Caroline']);
+    expect(await people('Woah Joanna, that is amazing!')).toEqual(['Joanna']);
+    expect(await people('Thanks Priya Raman for the slides.')).toEqual(['Priya Raman']);
   });
 });

@@ -17,6 +17,7 @@ import {
   EVENT_CONTEXT_BEFORE,
   EVENT_WORDS,
   HONORIFICS,
+  INTERJECTIONS,
   JOB_TITLES,
   KINSHIP_WORDS,
   LOCATION_CONTEXT_BEFORE,
@@ -217,6 +218,7 @@ function isNameToken(tokens: Token[], index: number, speakers: ReadonlySet<strin
 }
 
 const NO_SPEAKERS: ReadonlySet<string> = new Set();
+const ONE_WORD_INTERJECTIONS: ReadonlySet<string> = new Set(INTERJECTIONS.filter((word) => !word.includes(' ')));
 
 /** Candidate names of a sentence: runs of capitalised proper-noun-like tokens. */
 interface Chunk {
@@ -267,6 +269,8 @@ function chunksOf(sentence: Sentence, speakers: ReadonlySet<string>): Chunk[] {
       break;
     }
     let startToken = index;
+    // "Congrats Caroline!", "Hey Mel": the name spoken to, without the greeting that opens the sentence.
+    if (startToken < end && ONE_WORD_INTERJECTIONS.has((tokens[startToken]?.text ?? '').toLowerCase())) startToken++;
     const kin = KINSHIP_WORDS.has((tokens[startToken]?.text ?? '').toLowerCase()) && startToken < end;
     if (kin) startToken++;
     // Honorifics belong to the name but never stand alone.

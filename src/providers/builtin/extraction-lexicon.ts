@@ -193,6 +193,7 @@ export const CLAUSE_OPENERS = new Set([
 export const INTERJECTIONS = [
   'hi', 'hey', 'hello', 'thanks', 'thank you', 'dear', 'wow', 'oh', 'yes', 'yeah', 'yep', 'congrats',
   'congratulations', 'bye', 'sorry', 'ok', 'okay', 'aww', 'aw', 'haha', 'good morning', 'good night', 'morning', 'welcome',
+  'whoa', 'woah',
 ];
 
 /** Nouns for the company someone works at, after "her" or "his" ("her company, Acme Corp"). */
