@@ -36,3 +36,24 @@ describe('the person spoken to', () => {
     expect(await people('Thanks Priya Raman for the slides.')).toEqual(['Priya Raman']);
   });
 });
+
+describe('"I" on a line a person speaks', () => {
+  const facts = async (text: string) =>
+    (await extractor.extract({ text, referenceTime: Date.UTC(2026, 10, 29) })).facts.map((fact) => `${fact.subject} ${fact.predicate} ${fact.object}`);
+
+  it('is the speaker, so what they say of themselves is a fact about them', async () => {
+    // Before, "I" was never resolved and these lines stated nothing.
+    expect(await facts('Nate: I work at Globex.')).toEqual(['Nate WORKS_AT Globex']);
+    expect(await facts("Nate: I'm the CTO of Globex.")).toEqual(['Nate CTO_OF Globex']);
+    expect(await facts("Maya Lopez: I've joined Initech.")).toEqual(['Maya Lopez WORKS_AT Initech']);
+    expect(await facts('Joanna: I live in Boston.\nNate: I moved to Lisbon in March.')).toEqual(['Joanna LIVES_IN Boston', 'Nate LIVES_IN Lisbon']);
+  });
+
+  it('is nobody without a speaker, and never a name of its own', async () => {
+    expect(await facts('I work at Globex.')).toEqual([]);
+    expect(await facts('Note: I work at Globex.')).toEqual([]);
+    // The tokenizer keeps "I'm" whole and capitalised: it was a person "I'm", the CTO.
+    expect(await people("I'm the CTO of Globex.")).toEqual([]);
+    expect(await facts("I'm the CTO of Globex.")).toEqual([]);
+  });
+});

@@ -104,6 +104,8 @@ interface Token {
 interface Sentence {
   readonly text: string;
   readonly tokens: Token[];
+  /** The line of the text it is on (sentences of one line share it). */
+  readonly line: number;
 }
 
 interface Mention {
@@ -172,7 +174,7 @@ function startsWithAny(text: string, cues: readonly string[]): boolean {
 function sentencesOf(nlp: Nlp, text: string): Sentence[] {
   const { wink } = nlp;
   const result: Sentence[] = [];
-  for (const line of text.split(/\n+/)) {
+  for (const [lineIndex, line] of text.split(/\n+/).entries()) {
     const clean = line.replace(/^\s*(?:[-*•>]+|\d+[.)])\s+/, '').trim();
     if (!clean) continue;
     wink.readDoc(clean).sentences().each((sentence) => {
@@ -190,7 +192,7 @@ function sentencesOf(nlp: Nlp, text: string): Sentence[] {
         textOut += value;
         offset += value.length;
       });
-      if (textOut.trim()) result.push({ text: textOut, tokens: tokens.filter((token) => token.pos !== 'SPACE') });
+      if (textOut.trim()) result.push({ text: textOut, tokens: tokens.filter((token) => token.pos !== 'SPACE'), line: lineIndex });
     });
   }
   return result;
@@ -208,6 +210,8 @@ function isNameToken(tokens: Token[], index: number, speakers: ReadonlySet<strin
   const prefix = NAME_PREFIXES.has(lower) && next !== undefined && next.pos === 'PROPN' && /^\p{Lu}/u.test(next.text);
   if (NOT_NAMES.has(lower) && !HONORIFICS.has(token.text.toLowerCase()) && !prefix) return false;
   if (/^\d/.test(token.text)) return false;
+  // "I'm" comes as one capitalised word.
+  if (FIRST_PERSON.test(token.text)) return false;
   // "$3M. Headcount": a unit letter after a number is not an initial.
   if (/^\p{Lu}\.?$/u.test(token.text) && /[\d$€£]$/.test(tokens[index - 1]?.text ?? '')) return false;
   // The first word of a sentence is capitalised anyway: only a proper noun counts there.
@@ -448,6 +452,37 @@ function speakerLabels(nlp: Nlp, text: string): Set<string> {
   return labels;
 }
 
+/**
+ * The words after "I" as they read after a name, so the patterns written for "Nate works at" also read "I
+ * work at": "am" / "'m" is "is", "have" / "'ve" is "has", and a present-tense verb opening the words (after
+ * an adverb such as "now" or "also") takes its "s".
+ */
+function thirdPerson(pronoun: string, words: string): string {
+  // The tokenizer keeps "I'm" and "I'd" whole, and splits "I've" ("I" "'ve").
+  const between = /['’]m$/i.test(pronoun) ? ` am${words}` : /['’]ve$/i.test(pronoun) ? ` have${words}` : words;
+  return between
+    .replace(/^\s*(?:am|['’]m)\b/, ' is')
+    .replace(/^\s*(?:have|['’]ve)\b/, ' has')
+    .replace(/^(\s*(?:(?:now|currently|still|also|just|recently|officially|finally)\s+)?)(work|live|lead|run|manage|head|own|join|move|report)\b/, (_, lead: string, verb: string) => `${lead}${verb}s`);
+}
+
+/** The person who speaks each line that opens with a name and a colon: the line, and the person's entity. */
+function speakersOf(sentences: readonly Sentence[], mentions: readonly Mention[], entities: ReadonlyMap<string, Entity>): { line: number; key: string; entity: Entity }[] {
+  const speakers: { line: number; key: string; entity: Entity }[] = [];
+  for (const mention of mentions) {
+    const sentence = sentences[mention.sentence];
+    const entity = entities.get(mention.key);
+    if (!sentence || !entity || entity.type !== 'person' || mention.start !== 0) continue;
+    if (mention.sentence > 0 && sentences[mention.sentence - 1]?.line === sentence.line) continue; // not the line's start
+    if (!sentence.text.slice(mention.end).trimStart().startsWith(':')) continue;
+    speakers.push({ line: sentence.line, key: mention.key, entity });
+  }
+  return speakers;
+}
+
+/** "I" and its contractions, which the tokenizer may keep as one word ("I'm"). */
+const FIRST_PERSON = /^I(?:['’](?:m|d|ll|ve))?$/;
+
 const SPEAKER_VERDICTS_MAX = 10_000;
 const speakerVerdicts = new Map<string, boolean>();
 
@@ -663,6 +698,17 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
     const entity = entities.get(pronoun.key);
     if (entity) entity.mentions++;
   }
+  // "I" on a line a person speaks ("Nate: I moved to Boston") is that person.
+  for (const speaker of speakersOf(sentences, mentions, entities)) {
+    sentences.forEach((sentence, index) => {
+      if (sentence.line !== speaker.line) return;
+      for (const token of sentence.tokens) {
+        if (!FIRST_PERSON.test(token.text) || (token.text === 'I' && token.pos !== 'PRON')) continue;
+        (bySentence[index] as Mention[]).push({ key: speaker.key, text: token.text, start: token.start, end: token.end, sentence: index, pronoun: true });
+        speaker.entity.mentions++;
+      }
+    });
+  }
   for (const list of bySentence) list.sort((a, b) => a.start - b.start);
 
   // 6. Facts and relationships from sentence patterns.
@@ -701,6 +747,8 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
         if (subject === a && / and /.test(between)) variants.add(` ${between.slice(between.lastIndexOf(' and ') + 5)}`);
         // "she's the CFO of", "he's joined": the contraction is "is" or "has".
         if (a.pronoun && /^['’]s\s/.test(between)) for (const verb of ['is', 'has']) variants.add(` ${verb}${between.slice(2)}`);
+        // A speaker's "I" ("I work at Globex", "I'm the CFO of"): the same words as said of someone else.
+        if (a.pronoun && FIRST_PERSON.test(a.text)) for (const variant of [...variants]) variants.add(thirdPerson(a.text, variant));
         for (const variant of variants) {
           const found = patterns(ea, eb, variant, after, index, changeDate, sentenceDates[index] ?? []);
           if (found.length === 0) continue;
