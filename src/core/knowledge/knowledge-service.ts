@@ -596,7 +596,10 @@ export class KnowledgeService implements KnowledgeHooks {
       // 5. Edges between this memory's entities.
       const mine = [...contributions.keys()];
       if (mine.length > 1) for (const edge of await store.edgesTouching(mine, true)) if (!edges.has(edge.id)) edges.set(edge.id, edge);
-      const edgeKey = (sourceId: string, targetId: string, relationship: string) => `${sourceId}|${targetId}|${relationship}`;
+      // RELATED_TO only says two names go together: one edge for the pair, in the direction it was first
+      // seen ("Joanna: Thanks, Nate!" and "Nate: Thanks, Joanna!" made two).
+      const edgeKey = (sourceId: string, targetId: string, relationship: string) =>
+        relationship === 'RELATED_TO' && targetId < sourceId ? `${targetId}|${sourceId}|${relationship}` : `${sourceId}|${targetId}|${relationship}`;
       const edgeByKey = new Map<string, string>();
       for (const [id, edge] of edges) if (edge) edgeByKey.set(edgeKey(edge.sourceId, edge.targetId, edge.relationship), id);
       const strongest = new Map<string, { sourceId: string; targetId: string; relationship: string; confidence: number }>();
@@ -617,8 +620,8 @@ export class KnowledgeService implements KnowledgeHooks {
           id,
           deriveEdge({
             id,
-            sourceId: relation.sourceId,
-            targetId: relation.targetId,
+            sourceId: existing?.sourceId ?? relation.sourceId,
+            targetId: existing?.targetId ?? relation.targetId,
             relationship: relation.relationship,
             supports: [...(existing?.supports ?? []).filter((s) => s.memoryId !== memoryId), { memoryId, confidence: relation.confidence }],
           }),
