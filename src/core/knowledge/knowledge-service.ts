@@ -596,16 +596,18 @@ export class KnowledgeService implements KnowledgeHooks {
       // 5. Edges between this memory's entities.
       const mine = [...contributions.keys()];
       if (mine.length > 1) for (const edge of await store.edgesTouching(mine, true)) if (!edges.has(edge.id)) edges.set(edge.id, edge);
-      // RELATED_TO only says two names go together: one edge for the pair, in the direction it was first
-      // seen ("Joanna: Thanks, Nate!" and "Nate: Thanks, Joanna!" made two).
+      // RELATED_TO only says two names go together: one edge for the pair ("Joanna: Thanks, Nate!" and
+      // "Nate: Thanks, Joanna!" made two), from the lower entity id to the higher, so the edge is the same
+      // whichever memory is applied first (concurrent saves apply in the order their extractions finish).
+      const undirected = (relationship: string) => relationship === 'RELATED_TO';
       const edgeKey = (sourceId: string, targetId: string, relationship: string) =>
-        relationship === 'RELATED_TO' && targetId < sourceId ? `${targetId}|${sourceId}|${relationship}` : `${sourceId}|${targetId}|${relationship}`;
+        undirected(relationship) && targetId < sourceId ? `${targetId}|${sourceId}|${relationship}` : `${sourceId}|${targetId}|${relationship}`;
       const edgeByKey = new Map<string, string>();
       for (const [id, edge] of edges) if (edge) edgeByKey.set(edgeKey(edge.sourceId, edge.targetId, edge.relationship), id);
       const strongest = new Map<string, { sourceId: string; targetId: string; relationship: string; confidence: number }>();
       for (const relationship of extraction.relationships) {
-        const sourceId = resolveName(relationship.source);
-        const targetId = resolveName(relationship.target);
+        const named = [resolveName(relationship.source), resolveName(relationship.target)];
+        const [sourceId, targetId] = undirected(relationship.relationship) ? named.sort() : named;
         if (!sourceId || !targetId || sourceId === targetId) continue;
         const key = edgeKey(sourceId, targetId, relationship.relationship);
         const previous = strongest.get(key);
