@@ -118,6 +118,8 @@ _mem() {
       'mem users set-tier 0') _mem_daemon_values users "$cur"; return ;;
       'mem users set-tier 1') words='free pro enterprise' ;;
       'mem users remove 0') _mem_daemon_values users "$cur"; return ;;
+      'mem facts 0') _mem_daemon_values entities "$cur"; return ;;
+      'mem graph 0') _mem_daemon_values entities "$cur"; return ;;
       'mem enrich '*) _mem_daemon_values memories "$cur"; return ;;
       'mem extract 0') _mem_daemon_values memories "$cur"; return ;;
       'mem completion 0') words='bash zsh fish' ;;

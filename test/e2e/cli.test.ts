@@ -295,6 +295,12 @@ describe('mem CLI against a real daemon', () => {
     expect(json<{ nodes: { name: string }[] }>(graph).nodes.map((node) => node.name)).toEqual(expect.arrayContaining(['Acme Corp', 'Sarah Chen']));
     const graphHuman = await mem(['graph', '--entity', 'Acme Corp'], env);
     expect(graphHuman.stdout).toMatch(/Sarah Chen\s+CEO_OF\s+Acme Corp/);
+    // The entity as the argument, as a user first types it.
+    expect((await mem(['graph', 'Acme Corp'], env)).stdout).toBe(graphHuman.stdout);
+    expect((await mem(['facts', 'Sarah Chen'], env)).stdout).toBe(factTable.stdout);
+    const twice = await mem(['graph', 'Acme Corp', '--entity', 'Globex'], env);
+    expect(twice.exitCode).toBe(2);
+    expect(twice.stderr).toContain('Give the entity once');
 
     const invalid = await mem(['entities', '--type', 'planet'], env);
     expect(invalid.exitCode).toBe(2);

@@ -17,6 +17,14 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
 
 const optionalNumber = (value: string | undefined, flag: string) => (value === undefined ? undefined : parseNumber(value, flag));
 
+/** The entity given as the argument or as --entity ("mem graph Nate" is "mem graph --entity Nate"); not two. */
+function oneEntity(argument: string | undefined, option: string | undefined): string | undefined {
+  if (argument !== undefined && option !== undefined && argument !== option) {
+    throw new MemError('VALIDATION_ERROR', `Give the entity once: "${argument}" or --entity "${option}".`);
+  }
+  return argument ?? option;
+}
+
 function renderEntities(response: EntitiesResponse): string {
   const { total, offset } = response.pagination;
   if (response.entities.length === 0) return style.dim(total > 0 ? `No entities at offset ${offset} (${total} in all).` : 'No entities found.');
@@ -119,6 +127,7 @@ Examples:
   program
     .command('facts')
     .description('List facts extracted from your memories, with confidence, source excerpt and validity')
+    .addArgument(daemonArgument('[entity]', 'facts about this entity (name, alias or id), as --entity', 'entities'))
     .addOption(daemonOption('-e, --entity <name>', 'facts about this entity (name, alias or id)', 'entities'))
     .addOption(choiceOption('-c, --category <category>', 'only this category', FACT_CATEGORIES))
     .option('--confidence <min>', 'minimum confidence 0-1')
@@ -129,13 +138,13 @@ Examples:
       'after',
       `
 Examples:
-  $ mem facts --entity "Sarah Chen"
+  $ mem facts "Sarah Chen"
   $ mem facts --category role --confidence 0.8
   $ mem facts --entity Acme --history --json`,
     )
-    .action(async (options: Record<string, string | boolean | undefined>, command: Command) => {
+    .action(async (entity: string | undefined, options: Record<string, string | boolean | undefined>, command: Command) => {
       const params = {
-        entity: options.entity as string | undefined,
+        entity: oneEntity(entity, options.entity as string | undefined),
         category: oneOf(options.category as string | undefined, FACT_CATEGORIES, '--category'),
         confidence: optionalNumber(options.confidence as string | undefined, '--confidence'),
         includeSuperseded: options.history ? true : undefined,
@@ -150,6 +159,7 @@ Examples:
   program
     .command('graph')
     .description('Show the knowledge graph around an entity (breadth-first, strongest edges first)')
+    .addArgument(daemonArgument('[entity]', 'start from this entity (name, alias or id), as --entity', 'entities'))
     .addOption(daemonOption('-e, --entity <name>', 'start from this entity (name, alias or id); default: the most mentioned', 'entities'))
     .addOption(choiceOption('-t, --type <type>', 'only nodes of this type', ENTITY_TYPES))
     .option('-d, --depth <n>', 'hops from the entity, 1-3', '1')
@@ -158,13 +168,13 @@ Examples:
       'after',
       `
 Examples:
-  $ mem graph --entity "Acme Corp" --depth 2
+  $ mem graph "Acme Corp" --depth 2
   $ mem graph --type person --limit 20
   $ mem graph --entity "Sarah Chen" --json`,
     )
-    .action(async (options: Record<string, string | undefined>, command: Command) => {
+    .action(async (entity: string | undefined, options: Record<string, string | undefined>, command: Command) => {
       const params = {
-        entity: options.entity,
+        entity: oneEntity(entity, options.entity),
         type: oneOf(options.type, ENTITY_TYPES, '--type'),
         depth: optionalNumber(options.depth, '--depth'),
         limit: optionalNumber(options.limit, '--limit'),
