@@ -606,8 +606,8 @@ export class KnowledgeService implements KnowledgeHooks {
       for (const [id, edge] of edges) if (edge) edgeByKey.set(edgeKey(edge.sourceId, edge.targetId, edge.relationship), id);
       const strongest = new Map<string, { sourceId: string; targetId: string; relationship: string; confidence: number }>();
       for (const relationship of extraction.relationships) {
-        const named = [resolveName(relationship.source), resolveName(relationship.target)];
-        const [sourceId, targetId] = undirected(relationship.relationship) ? named.sort() : named;
+        const ends = [resolveName(relationship.source), resolveName(relationship.target)];
+        const [sourceId, targetId] = undirected(relationship.relationship) ? ends.sort() : ends;
         if (!sourceId || !targetId || sourceId === targetId) continue;
         const key = edgeKey(sourceId, targetId, relationship.relationship);
         const previous = strongest.get(key);

@@ -437,9 +437,9 @@ const SPEAKER_LABEL = /^[\t ]*(\p{Lu}[\p{L}'’-]*(?:[\t ]+\p{Lu}[\p{L}'’-]*){
 function speakerLabels(nlp: Nlp, text: string): Set<string> {
   const labels = new Set<string>();
   for (const match of text.matchAll(SPEAKER_LABEL)) {
-    const label = normalise(match[1] as string);
-    if (!label || labels.has(label) || NOT_NAMES.has(label)) continue;
     const raw = match[1] as string;
+    const label = normalise(raw);
+    if (!label || labels.has(label) || NOT_NAMES.has(label)) continue;
     let person = speakerVerdicts.get(raw);
     if (person === undefined) {
       person = nlp.compromise(`I met ${raw} yesterday.`).people().out('array').map((name) => normalise(name)).join(' ') === label;
@@ -466,16 +466,16 @@ function thirdPerson(pronoun: string, words: string): string {
     .replace(/^(\s*(?:(?:now|currently|still|also|just|recently|officially|finally)\s+)?)(work|live|lead|run|manage|head|own|join|move|report)\b/, (_, lead: string, verb: string) => `${lead}${verb}s`);
 }
 
-/** The person who speaks each line that opens with a name and a colon: the line, and the person's entity. */
-function speakersOf(sentences: readonly Sentence[], mentions: readonly Mention[], entities: ReadonlyMap<string, Entity>): { line: number; key: string; entity: Entity }[] {
-  const speakers: { line: number; key: string; entity: Entity }[] = [];
+/** The person who speaks each line that opens with a name and a colon, by line. */
+function speakersOf(sentences: readonly Sentence[], mentions: readonly Mention[], entities: ReadonlyMap<string, Entity>): Map<number, { key: string; entity: Entity }> {
+  const speakers = new Map<number, { key: string; entity: Entity }>();
   for (const mention of mentions) {
     const sentence = sentences[mention.sentence];
     const entity = entities.get(mention.key);
     if (!sentence || !entity || entity.type !== 'person' || mention.start !== 0) continue;
     if (mention.sentence > 0 && sentences[mention.sentence - 1]?.line === sentence.line) continue; // not the line's start
     if (!sentence.text.slice(mention.end).trimStart().startsWith(':')) continue;
-    speakers.push({ line: sentence.line, key: mention.key, entity });
+    speakers.set(sentence.line, { key: mention.key, entity });
   }
   return speakers;
 }
@@ -699,16 +699,16 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
     if (entity) entity.mentions++;
   }
   // "I" on a line a person speaks ("Nate: I moved to Boston") is that person.
-  for (const speaker of speakersOf(sentences, mentions, entities)) {
-    sentences.forEach((sentence, index) => {
-      if (sentence.line !== speaker.line) return;
-      for (const token of sentence.tokens) {
-        if (!FIRST_PERSON.test(token.text) || (token.text === 'I' && token.pos !== 'PRON')) continue;
-        (bySentence[index] as Mention[]).push({ key: speaker.key, text: token.text, start: token.start, end: token.end, sentence: index, pronoun: true });
-        speaker.entity.mentions++;
-      }
-    });
-  }
+  const speakerOfLine = speakersOf(sentences, mentions, entities);
+  sentences.forEach((sentence, index) => {
+    const speaker = speakerOfLine.get(sentence.line);
+    if (!speaker) return;
+    for (const token of sentence.tokens) {
+      if (!FIRST_PERSON.test(token.text) || (token.text === 'I' && token.pos !== 'PRON')) continue;
+      (bySentence[index] as Mention[]).push({ key: speaker.key, text: token.text, start: token.start, end: token.end, sentence: index, pronoun: true });
+      speaker.entity.mentions++;
+    }
+  });
   for (const list of bySentence) list.sort((a, b) => a.start - b.start);
 
   // 6. Facts and relationships from sentence patterns.

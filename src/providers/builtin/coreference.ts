@@ -27,8 +27,9 @@ import {
  * The only gender evidence used is in the text: honorifics and family words ("Mrs. Sato", "my brother")
  * and the pronouns already resolved; never a list of given names. A name on a speaker label ("Jessica Alvarez:")
  * or addressed ("Thanks, Olivia!") is the writer or the reader, who are "I" and "you", not "she".
- * "I", "we", "you" and "they" are never resolved here (the extractor reads a speaker's "I" on its own line); a clause-opening "it" only to a company that is the one
- * company, product or event in the window and the subject of its clause; "the company" to the one company.
+ * "I", "we", "you" and "they" are never resolved here (the extractor reads a speaker's "I" on its own
+ * line); a clause-opening "it" only to a company that is the one company, product or event in the window
+ * and the subject of its clause; "the company" to the one company.
  */
 
 export interface CorefToken {
