@@ -429,7 +429,7 @@ describe('turbo saves and tenancy', () => {
   });
 
   it('knowledge is scoped to the account', async () => {
-    expect(await t.deps.storage.knowledge('usr_01ARZ3NDEKTSV4RRFFQ69G5FAV').counts()).toEqual({ entities: 0, facts: 0, edges: 0, statuses: 0 });
+    expect(await t.deps.storage.knowledge('usr_01ARZ3NDEKTSV4RRFFQ69G5FAV').counts()).toEqual({ entities: 0, contributions: 0, facts: 0, edges: 0, statuses: 0 });
     expect((await t.deps.knowledge.counts(t.deps.ownerId)).entities).toBeGreaterThan(0);
   });
 

@@ -134,7 +134,7 @@ describe('an entity named by every memory of a batch', () => {
         firstSeen: entity.firstSeen,
         lastSeen: entity.lastSeen,
         related: entity.relatedDocuments.map((id) => contents.get(id)),
-        contributions: Object.entries(entity.documents)
+        contributions: Object.entries((await store.knowledge(account).contributionsOf([entity.id])).get(entity.id) ?? {})
           .map(([id, contribution]) => ({ content: contents.get(id), ...contribution }))
           .sort((a, b) => String(a.content).localeCompare(String(b.content))),
       };
@@ -142,5 +142,18 @@ describe('an entity named by every memory of a batch', () => {
     const single = await visible('usr_single');
     expect(single.related).toHaveLength(notes.length);
     expect(await visible('usr_batched')).toEqual(single);
+
+    // Forgetting memories, many at once or one at a time, leaves what the rest alone would have made.
+    const byContent = async (account: string) => new Map((await store.memories(account).list({}, { limit: 100, offset: 0 })).items.map((memory) => [memory.content, memory.id]));
+    const forgotten = notes.filter((_, i) => i % 3 === 0).map((note) => note.content);
+    const batchedIds = await byContent('usr_batched');
+    const singleIds = await byContent('usr_single');
+    expect((await memories.deleteMany('usr_batched', forgotten.map((content) => batchedIds.get(content) as string))).deleted).toHaveLength(forgotten.length);
+    for (const content of forgotten) await memories.delete('usr_single', singleIds.get(content) as string);
+    for (const note of notes.filter((_, i) => i % 3 !== 0)) await memories.save('usr_rest', note);
+    const rest = await visible('usr_rest');
+    expect(rest.related).toHaveLength(notes.length - forgotten.length);
+    expect(await visible('usr_batched')).toEqual(rest);
+    expect(await visible('usr_single')).toEqual(rest);
   });
 });

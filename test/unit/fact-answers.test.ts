@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { answerConfidence } from '../../src/core/answers/answer-calibration.js';
 import { findFactAnswers, type FactLookup } from '../../src/core/answers/fact-answers.js';
 import { analyseQuestion, answerType, relationsOf } from '../../src/core/answers/question.js';
+import { UNKNOWN_TALLY } from '../../src/core/knowledge/entity-tally.js';
 import type { EntityRecord, FactRecord } from '../../src/core/knowledge/types.js';
 import type { EntityType } from '../../src/providers/spec.js';
 
 function entity(id: string, name: string, type: EntityType, aliases: string[] = []): EntityRecord {
-  return { id, name, type, aliases, properties: {}, mentions: 1, firstSeen: 0, lastSeen: 0, relatedDocuments: [], documents: {}, matchKeys: [] };
+  return { id, name, type, aliases, properties: {}, mentions: 1, firstSeen: 0, lastSeen: 0, relatedDocuments: [], matchKeys: [], tally: UNKNOWN_TALLY };
 }
 
 function fact(id: string, subject: EntityRecord, predicate: string, object: EntityRecord | string, extra: Partial<FactRecord> = {}): FactRecord {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { StagedKnowledge, type KnowledgeApplyStore } from '../../src/core/knowledge/staged-knowledge.js';
-import type { EdgeRecord, EntityRecord, FactRecord, KnowledgeChanges } from '../../src/core/knowledge/types.js';
+import { UNKNOWN_TALLY } from '../../src/core/knowledge/entity-tally.js';
+import type { EdgeRecord, EntityContributions, EntityRecord, FactRecord, KnowledgeChanges } from '../../src/core/knowledge/types.js';
 
 function entity(id: string, matchKeys: string[]): EntityRecord {
-  return { id, name: id, type: 'person', aliases: [], properties: {}, mentions: 1, firstSeen: 0, lastSeen: 0, relatedDocuments: ['mem_a'], documents: {}, matchKeys };
+  return { id, name: id, type: 'person', aliases: [], properties: {}, mentions: 1, firstSeen: 0, lastSeen: 0, relatedDocuments: ['mem_a'], matchKeys, tally: UNKNOWN_TALLY };
 }
 
 function edge(id: string, sourceId: string, targetId: string): EdgeRecord {
@@ -15,7 +16,7 @@ function fact(id: string, subjectId: string): FactRecord {
 }
 
 /** A store underneath that answers from arrays, as the LanceDB store's predicates do, and counts its reads. */
-function fakeStore(entities: EntityRecord[], edges: EdgeRecord[], facts: FactRecord[]) {
+function fakeStore(entities: EntityRecord[], edges: EdgeRecord[], facts: FactRecord[], contributions = new Map<string, EntityContributions>()) {
   const calls: { method: string; args: unknown[] }[] = [];
   const store: KnowledgeApplyStore = {
     entitiesByKeys: async (keys) => {
@@ -23,6 +24,10 @@ function fakeStore(entities: EntityRecord[], edges: EdgeRecord[], facts: FactRec
       return entities.filter((e) => e.matchKeys.some((key) => keys.includes(key)));
     },
     entitiesOfMemory: async (memoryId) => entities.filter((e) => e.relatedDocuments.includes(memoryId)),
+    contributionsOf: async (ids) => {
+      calls.push({ method: 'contributionsOf', args: [ids] });
+      return new Map([...contributions].filter(([id]) => ids.includes(id)));
+    },
     factsOfMemory: async () => [],
     edgesOfMemory: async () => [],
     factsOfSubjects: async (ids) => {
@@ -111,5 +116,39 @@ describe('StagedKnowledge prefetch', () => {
     expect(ids(await staged.entitiesByKeys(['n:ann']))).toEqual(['ent_a']);
     expect(ids(await staged.edgesTouching(['ent_a', 'ent_b'], true))).toEqual(['edge_ab']);
     expect(calls.map((call) => call.method)).toEqual(['entitiesByKeys', 'edgesTouching']);
+  });
+});
+
+describe('StagedKnowledge contributions', () => {
+  const c = (seenAt: number) => ({ mentions: 1, seenAt, names: ['Ann'], properties: {} });
+
+  it('reads an entity\'s stored contributions once and shows the staged ones over them, as the store would after the commit', async () => {
+    const stored = new Map<string, EntityContributions>([
+      ['ent_a', { mem_a: c(1), mem_b: c(2) }],
+      ['ent_b', { mem_a: c(1) }],
+    ]);
+    const { store, calls } = fakeStore(ENTITIES, [], [], stored);
+    const staged = new StagedKnowledge(store);
+    expect(await staged.contributionsOf(['ent_a'])).toEqual(new Map([['ent_a', { mem_a: c(1), mem_b: c(2) }]]));
+    await staged.write({ removeContributions: [{ entityId: 'ent_a', memoryId: 'mem_a' }], addContributions: [{ entityId: 'ent_a', memoryId: 'mem_c', contribution: c(3) }] });
+    expect(await staged.contributionsOf(['ent_a'])).toEqual(new Map([['ent_a', { mem_b: c(2), mem_c: c(3) }]]));
+    // A memory applied again: its pair is removed from the store and its new contribution added after.
+    await staged.write({ removeContributions: [{ entityId: 'ent_a', memoryId: 'mem_b' }], addContributions: [{ entityId: 'ent_a', memoryId: 'mem_b', contribution: c(2.5) }] });
+    await staged.write({ deleteEntities: ['ent_b'], removeContributions: [{ entityId: 'ent_b', memoryId: 'mem_a' }] });
+    expect(await staged.contributionsOf(['ent_a', 'ent_b'])).toEqual(new Map([['ent_a', { mem_b: c(2.5), mem_c: c(3) }]]));
+    const created = staged.createEntityId(5);
+    await staged.write({ upsertEntities: [entity(created, [])], addContributions: [{ entityId: created, memoryId: 'mem_d', contribution: c(4) }] });
+    expect(await staged.contributionsOf([created])).toEqual(new Map([[created, { mem_d: c(4) }]]));
+    // The store was asked once, for the entity first read (ent_b's were gone by the time they were asked for).
+    expect(calls.filter((call) => call.method === 'contributionsOf')).toEqual([{ method: 'contributionsOf', args: [['ent_a']] }]);
+
+    const changes = staged.changes();
+    expect(changes.removeContributions).toEqual([
+      { entityId: 'ent_a', memoryId: 'mem_a' },
+      { entityId: 'ent_a', memoryId: 'mem_b' },
+    ]);
+    expect(changes.deleteEntities).toEqual(['ent_b']);
+    expect(changes.clearContributions).toEqual([]);
+    expect(changes.addContributions?.map(({ entityId, memoryId }) => `${entityId}/${memoryId}`).sort()).toEqual([`${created}/mem_d`, 'ent_a/mem_b', 'ent_a/mem_c'].sort());
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNKNOWN_TALLY } from '../../src/core/knowledge/entity-tally.js';
 import { newId } from '../../src/core/ids.js';
 import type { Storage } from '../../src/core/ports.js';
 import type { MemoryRecord } from '../../src/core/types.js';
@@ -104,11 +105,16 @@ describe('paging and bulk writes for export and import', () => {
       firstSeen: 1,
       lastSeen: 1,
       relatedDocuments: ['mem_x'],
-      documents: { mem_x: { mentions: 1, seenAt: 1, names: [id], properties: {} } },
       matchKeys: [`n:${id}`],
+      tally: UNKNOWN_TALLY,
     });
     const ids = ['ent_c', 'ent_a', 'ent_b'];
-    await knowledge.write({ upsertEntities: ids.map(entity) });
+    await knowledge.write({
+      upsertEntities: ids.map(entity),
+      addContributions: ids.map((id) => ({ entityId: id, memoryId: 'mem_x', contribution: { mentions: 1, seenAt: 1, names: [id], properties: {} } })),
+    });
+    expect([...(await knowledge.contributionsOf(['ent_a', 'ent_none'])).entries()]).toEqual([['ent_a', { mem_x: { mentions: 1, seenAt: 1, names: ['ent_a'], properties: {} } }]]);
+    expect(await storage.knowledge('usr_j').contributionsOf(['ent_a'])).toEqual(new Map());
     expect((await knowledge.entityPage(null, 2)).map((record) => record.id)).toEqual(['ent_a', 'ent_b']);
     expect((await knowledge.entityPage('ent_b', 2)).map((record) => record.id)).toEqual(['ent_c']);
     expect(await knowledge.takenElsewhere('entities', ['ent_a'])).toEqual([]);

@@ -11,7 +11,9 @@ import { Zone } from '../../src/core/query/time.js';
 import { openLanceStore } from '../../src/store/lancedb/lancedb-store.js';
 import * as lancedb from '@lancedb/lancedb';
 import { Schema } from 'apache-arrow';
-import { memoriesSchema, metaSchema, SCHEMA_VERSION } from '../../src/store/lancedb/schema.js';
+import { Field, List, Utf8 } from 'apache-arrow';
+import { entityFromDocuments, UNKNOWN_TALLY } from '../../src/core/knowledge/entity-tally.js';
+import { entitiesSchema, memoriesSchema, metaSchema, SCHEMA_VERSION } from '../../src/store/lancedb/schema.js';
 import { VECTOR_PROBES_MIN, VECTOR_PROBES_SHARE, vectorIndexPartitions, vectorIndexStats, vectorProbes } from '../../src/store/lancedb/vector-index.js';
 
 const DIM = 4;
@@ -481,6 +483,53 @@ describe('LanceDB memory store', () => {
       stored.close();
       const versionRows = await (await check.openTable('meta')).query().where("key = 'schema_version'").toArray();
       expect(versionRows.map((row) => row.value)).toEqual([String(SCHEMA_VERSION)]);
+      check.close();
+    } finally {
+      rmSync(oldDir, { recursive: true, force: true });
+    }
+  });
+
+  it('migrates a schema 3 directory: each entity\'s contributions become rows of their own, its row their tally', async () => {
+    const oldDir = mkdtempSync(join(tmpdir(), 'mem-store-v3-'));
+    const documents = {
+      mem_a: { mentions: 2, seenAt: 1000, names: ['Maya Lopez', 'Maya'], properties: { role: 'lead' } },
+      mem_b: { mentions: 1, seenAt: 2000, names: ['Maya'], properties: { role: 'director' } },
+    };
+    // The entities table as schema 3 wrote it: the contributions as one JSON column, no tally.
+    const fields = entitiesSchema.fields.filter((field) => field.name !== 'tally');
+    const at = fields.findIndex((field) => field.name === 'memory_ids') + 1;
+    const old = new Schema([...fields.slice(0, at), new Field('documents', new Utf8(), false), ...fields.slice(at)]);
+    const row = (id: string, account: string, json: string) => ({
+      id, account_id: account, name: 'Maya Lopez', sort_name: 'maya lopez', type: 'person', aliases: ['Maya'], properties: '{"role":"director"}',
+      mentions: 3, first_seen: 1000, last_seen: 2000, memory_ids: ['mem_a', 'mem_b'], documents: json, match_keys: ['n:maya lopez'], search_text: 'maya lopez\nmaya',
+    });
+    const db = await lancedb.connect(oldDir);
+    await (await db.createEmptyTable('meta', metaSchema)).add([{ key: 'schema_version', value: '3' }]);
+    await db.createEmptyTable('memories', memoriesSchema);
+    await (await db.createEmptyTable('entities', old)).add([row('ent_maya', 'usr_a', JSON.stringify(documents)), row('ent_damaged', 'usr_b', '{not json')]);
+    db.close();
+    try {
+      for (let open = 0; open < 2; open++) {
+        const migrated = await openLanceStore({ uri: oldDir, vectorSpace: { modelId: 'test/model', dimension: DIM } });
+        try {
+          const knowledge = migrated.knowledge('usr_a');
+          const [maya] = await knowledge.entitiesByIds(['ent_maya']);
+          expect(maya).toMatchObject({ name: 'Maya Lopez', aliases: ['Maya'], mentions: 3, relatedDocuments: ['mem_a', 'mem_b'] });
+          expect(maya?.tally).toEqual(entityFromDocuments({ id: 'ent_maya', type: 'person' }, documents)?.tally);
+          expect(await knowledge.contributionsOf(['ent_maya'])).toEqual(new Map([['ent_maya', documents]]));
+          expect(await knowledge.counts()).toMatchObject({ entities: 1, contributions: 2 });
+          // A damaged column gives no contributions, and a tally that makes the next change derive it again.
+          const [damaged] = await migrated.knowledge('usr_b').entitiesByIds(['ent_damaged']);
+          expect(damaged?.tally).toBe(UNKNOWN_TALLY);
+          expect(await migrated.knowledge('usr_b').contributionsOf(['ent_damaged'])).toEqual(new Map());
+        } finally {
+          await migrated.close();
+        }
+      }
+      const check = await lancedb.connect(oldDir);
+      const stored = await check.openTable('entities');
+      expect((await stored.schema()).fields.map((field) => field.name)).toEqual(entitiesSchema.fields.map((field) => field.name));
+      stored.close();
       check.close();
     } finally {
       rmSync(oldDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { deriveEdge, deriveEntity, deriveFact } from '../knowledge/derive.js';
-import type { EdgeRecord, EntityRecord, FactRecord } from '../knowledge/types.js';
+import type { EdgeRecord, EntityContributions, EntityRecord, FactRecord } from '../knowledge/types.js';
 import type { Storage } from '../ports.js';
 import {
   edgeLine,
@@ -83,11 +83,13 @@ export class ExportService {
     const entityIds = filtered ? new Set<string>() : null;
     for await (const entities of pages((from) => knowledge.entityPage(from, PAGE_SIZE))) {
       let text = '';
+      const contributions = await knowledge.contributionsOf(entities.map((entity) => entity.id));
       for (const stored of entities) {
-        const entity = written ? keepEntity(stored, written) : stored;
-        if (!entity) continue;
+        const kept = keepEntity(stored, contributions.get(stored.id) ?? {}, written);
+        if (!kept) continue;
+        const { entity, documents } = kept;
         entityIds?.add(entity.id);
-        text += jsonLine(entityLine(entity));
+        text += jsonLine(entityLine(entity, documents));
         counts.entities++;
       }
       if (text) yield text;
@@ -144,10 +146,17 @@ async function* pages<T extends { id: string }>(read: (after: string | null) => 
   }
 }
 
-function keepEntity(entity: EntityRecord, memories: ReadonlySet<string>): EntityRecord | null {
-  const entries = Object.entries(entity.documents);
-  if (entries.every(([memoryId]) => memories.has(memoryId))) return entries.length > 0 ? entity : null;
-  return deriveEntity(entity, Object.fromEntries(entries.filter(([memoryId]) => memories.has(memoryId))));
+/** The entity as the memories written (null: all of them) make it, with their contributions. */
+function keepEntity(
+  entity: EntityRecord,
+  documents: EntityContributions,
+  memories: ReadonlySet<string> | null,
+): { entity: EntityRecord; documents: EntityContributions } | null {
+  const entries = Object.entries(documents);
+  if (!memories || entries.every(([memoryId]) => memories.has(memoryId))) return entries.length > 0 || !memories ? { entity, documents } : null;
+  const kept = Object.fromEntries(entries.filter(([memoryId]) => memories.has(memoryId)));
+  const derived = deriveEntity(entity, kept);
+  return derived ? { entity: derived, documents: kept } : null;
 }
 
 function keepFact(fact: FactRecord, memories: ReadonlySet<string>): FactRecord | null {

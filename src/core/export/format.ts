@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { AUTHOR_PATTERN, MAX_AUTHOR_CHARS } from '../author.js';
 import { ENTITY_TYPES, FACT_CATEGORIES } from '../../providers/spec.js';
 import { ulid } from '../ids.js';
+import { entityFromDocuments, UNKNOWN_TALLY } from '../knowledge/entity-tally.js';
 import { matchKeys } from '../knowledge/names.js';
-import type { EdgeRecord, EntityContribution, EntityRecord, ExtractionStatusRecord, FactRecord } from '../knowledge/types.js';
+import type { EdgeRecord, EntityContribution, EntityContributions, EntityRecord, ExtractionStatusRecord, FactRecord } from '../knowledge/types.js';
 import type { ChunkInput, MemoryRecord, WatchRecord } from '../types.js';
 
 /**
@@ -85,7 +86,7 @@ export function memoryLine(memory: MemoryRecord, status: ExtractionStatusRecord 
   };
 }
 
-export function entityLine(entity: EntityRecord) {
+export function entityLine(entity: EntityRecord, documents: EntityContributions) {
   return {
     type: 'entity' as const,
     id: entity.id,
@@ -98,7 +99,7 @@ export function entityLine(entity: EntityRecord) {
     lastSeen: iso(entity.lastSeen),
     memoryIds: [...entity.relatedDocuments],
     contributions: Object.fromEntries(
-      Object.entries(entity.documents).map(([memoryId, contribution]) => [
+      Object.entries(documents).map(([memoryId, contribution]) => [
         memoryId,
         { mentions: contribution.mentions, seenAt: iso(contribution.seenAt), names: [...contribution.names], properties: contribution.properties },
       ]),
@@ -321,12 +322,13 @@ export function toStatus(memoryId: string, line: z.infer<typeof extractionInput>
   };
 }
 
-export function toEntity(line: EntityInput): EntityRecord {
+/** The entity as the line gives it, with the contributions it is derived from. */
+export function toEntity(line: EntityInput): { entity: EntityRecord; documents: EntityContributions } {
   const documents: Record<string, EntityContribution> = {};
   for (const [memoryId, entry] of Object.entries(line.contributions)) {
     documents[memoryId] = { mentions: entry.mentions, seenAt: entry.seenAt, names: entry.names, properties: entry.properties };
   }
-  return {
+  const entity: EntityRecord = {
     id: line.id,
     name: line.name,
     type: line.entityType,
@@ -336,10 +338,12 @@ export function toEntity(line: EntityInput): EntityRecord {
     firstSeen: line.firstSeen,
     lastSeen: line.lastSeen,
     relatedDocuments: line.memoryIds,
-    documents,
     // Lookup keys are derived from the names, as the knowledge service derives them (deriveEntity).
     matchKeys: matchKeys([line.name, ...line.aliases], line.entityType),
+    // The line's fields are kept as written; the next change derives them from the contributions.
+    tally: entityFromDocuments({ id: line.id, type: line.entityType }, documents)?.tally ?? UNKNOWN_TALLY,
   };
+  return { entity, documents };
 }
 
 export function toFact(line: FactInput): FactRecord {

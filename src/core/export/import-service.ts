@@ -6,7 +6,14 @@ import { normaliseAuthor } from '../author.js';
 import { embedPassages, memoryPassages } from '../chunking.js';
 import { deriveEdge, deriveEntity, deriveFact } from '../knowledge/derive.js';
 import type { KnowledgeHooks } from '../knowledge/knowledge-service.js';
-import type { EdgeRecord, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
+import type { EdgeRecord, EntityContributions, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
+
+/** An entity as an import compares and writes it: with the contributions it is derived from. */
+interface EntityWithContributions {
+  readonly id: string;
+  readonly entity: EntityRecord;
+  readonly documents: EntityContributions;
+}
 import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, uniqueTags } from '../memory-service.js';
 import type { MemoryStore, MemoryWithChunks, Storage } from '../ports.js';
 import { inBackground } from '../scheduling/priority.js';
@@ -473,25 +480,37 @@ export class ImportService {
 
   private async importEntities(tenant: string, items: readonly Item<EntityInput>[], options: ImportOptions, tally: Tally): Promise<void> {
     if (items.length === 0) return;
-    const records: { index: number; record: EntityRecord }[] = [];
+    const records: { index: number; record: EntityWithContributions }[] = [];
     const memories = options.dryRun ? null : await this.present(tenant, items.flatMap((item) => Object.keys(item.line.contributions)));
     for (const { index, line } of items) {
-      const entity = toEntity(line);
+      const { entity, documents } = toEntity(line);
       // Contributions of memories this tenant lacks (their lines failed) are dropped, as a deletion would.
-      const entries = Object.entries(entity.documents);
-      const kept = memories && !entries.every(([memoryId]) => memories.has(memoryId))
-        ? deriveEntity(entity, Object.fromEntries(entries.filter(([memoryId]) => memories.has(memoryId))))
-        : entity;
-      if (!kept) tally.fail(index, 'entity', line.id, 'none of the memories it comes from is in this account');
-      else records.push({ index, record: kept });
+      const entries = Object.entries(documents);
+      if (memories && !entries.every(([memoryId]) => memories.has(memoryId))) {
+        const present = Object.fromEntries(entries.filter(([memoryId]) => memories.has(memoryId)));
+        const kept = deriveEntity(entity, present);
+        if (!kept) tally.fail(index, 'entity', line.id, 'none of the memories it comes from is in this account');
+        else records.push({ index, record: { id: kept.id, entity: kept, documents: present } });
+      } else records.push({ index, record: { id: entity.id, entity, documents } });
     }
     await this.apply(
       tenant,
       'entity',
       records,
-      (store, ids) => store.entitiesByIds(ids),
-      entityLine,
-      (store, upsertEntities) => store.write({ upsertEntities }),
+      async (store, ids) => {
+        const [entities, contributions] = await Promise.all([store.entitiesByIds(ids), store.contributionsOf(ids)]);
+        return entities.map((entity) => ({ id: entity.id, entity, documents: contributions.get(entity.id) ?? {} }));
+      },
+      ({ entity, documents }) => entityLine(entity, documents),
+      (store, written) =>
+        store.write({
+          upsertEntities: written.map(({ entity }) => entity),
+          // The file's contributions replace the stored ones.
+          clearContributions: written.map(({ id }) => id),
+          addContributions: written.flatMap(({ id, documents }) =>
+            Object.entries(documents).map(([memoryId, contribution]) => ({ entityId: id, memoryId, contribution })),
+          ),
+        }),
       options,
       tally,
     );

@@ -10,15 +10,8 @@ import type { EdgeRecord, EdgeSupport, EntityContribution, EntityRecord, FactRec
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
-export function deriveEntity(base: { id: string; type: EntityType }, documents: Record<string, EntityContribution>): EntityRecord | null {
+export function deriveEntity(base: { id: string; type: EntityType }, documents: Readonly<Record<string, EntityContribution>>): EntityRecord | null {
   return entityFromDocuments(base, documents);
-}
-
-export function withoutDocument(entity: EntityRecord, memoryId: string): EntityRecord | null {
-  if (!(memoryId in entity.documents)) return entity;
-  const documents = { ...entity.documents };
-  delete documents[memoryId];
-  return deriveEntity(entity, documents);
 }
 
 /** A fact's fields from its supports: the latest statement speaks for it, confidence is the best support's. */

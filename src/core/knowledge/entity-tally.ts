@@ -1,6 +1,6 @@
 import type { EntityType } from '../../providers/spec.js';
 import { matchKeys, nameQuality } from './names.js';
-import type { EntityContribution, EntityRecord } from './types.js';
+import type { EntityContribution, EntityContributions, EntityRecord, EntityTally, NameTally, PropertyTally, TallyPlace } from './types.js';
 
 /**
  * What an entity's visible fields are derived from, summed over its contributions: per name how many
@@ -12,38 +12,17 @@ import type { EntityContribution, EntityRecord } from './types.js';
 
 type Scalar = string | number | boolean;
 
-/** Where a contribution stands in the entity's history: by the memory's time, then its id, then the place within it. */
-type Place = readonly [seenAt: number, memoryId: string, index: number];
-
-function before(a: Place, b: Place): boolean {
+function before(a: TallyPlace, b: TallyPlace): boolean {
   if (a[0] !== b[0]) return a[0] < b[0];
   if (a[1] !== b[1]) return a[1] < b[1];
   return a[2] < b[2];
 }
 
-interface NameTally {
-  /** The spelling of its first use. */
-  readonly display: string;
-  /** Memories using the name (by its normalised form). */
-  readonly documents: number;
-  readonly first: Place;
-}
-
-interface PropertyTally {
-  /** The value of the latest contribution that gives the property. */
-  readonly value: Scalar;
-  readonly latest: Place;
-  /** Where it was first given: the order of the entity's properties. */
-  readonly first: Place;
-}
-
-interface EntityTally {
-  readonly names: ReadonlyMap<string, NameTally>;
-  readonly properties: ReadonlyMap<string, PropertyTally>;
-  readonly mentions: number;
-  readonly firstSeen: number;
-  readonly lastSeen: number;
-}
+/**
+ * A tally that no memory can be added to without reading the entity's contributions (its latest memory is
+ * later than any): what a damaged or missing tally stands for, so the entity is derived again from them.
+ */
+export const UNKNOWN_TALLY: EntityTally = { names: new Map(), properties: new Map(), mentions: 0, firstSeen: Infinity, lastSeen: Infinity };
 
 const EMPTY: EntityTally = { names: new Map(), properties: new Map(), mentions: 0, firstSeen: Infinity, lastSeen: -Infinity };
 
@@ -61,7 +40,7 @@ function count(into: Tallying, memoryId: string, contribution: EntityContributio
   contribution.names.forEach((name, index) => {
     const key = name.trim().toLowerCase();
     if (!key) return;
-    const place: Place = [contribution.seenAt, memoryId, index];
+    const place: TallyPlace = [contribution.seenAt, memoryId, index];
     const known = into.names.get(key);
     const counted = seen.has(key) ? 0 : 1;
     seen.add(key);
@@ -70,7 +49,7 @@ function count(into: Tallying, memoryId: string, contribution: EntityContributio
     else if (counted) into.names.set(key, { ...known, documents: known.documents + 1 });
   });
   Object.entries(contribution.properties).forEach(([key, value], index) => {
-    const place: Place = [contribution.seenAt, memoryId, index];
+    const place: TallyPlace = [contribution.seenAt, memoryId, index];
     const known = into.properties.get(key);
     if (!known) {
       into.properties.set(key, { value, latest: place, first: place });
@@ -111,12 +90,7 @@ function tallyOfEntries(entries: readonly (readonly [string, EntityContribution]
 }
 
 /** An entity's fields from its tally; null when no memory contributes to it. */
-function entityFromTally(
-  base: { readonly id: string; readonly type: EntityType },
-  tally: EntityTally,
-  relatedDocuments: readonly string[],
-  documents: Readonly<Record<string, EntityContribution>>,
-): EntityRecord | null {
+function entityFromTally(base: { readonly id: string; readonly type: EntityType }, tally: EntityTally, relatedDocuments: readonly string[]): EntityRecord | null {
   if (relatedDocuments.length === 0) return null;
   const ranked = [...tally.names.values()].sort(
     (a, b) =>
@@ -128,7 +102,7 @@ function entityFromTally(
   const allNames = ranked.map((entry) => entry.display);
   const properties: Record<string, Scalar> = {};
   for (const [key, property] of [...tally.properties].sort(([, a], [, b]) => (before(a.first, b.first) ? -1 : 1))) properties[key] = property.value;
-  const entity: EntityRecord = {
+  return {
     id: base.id,
     type: base.type,
     name: allNames[0] ?? base.id,
@@ -138,57 +112,39 @@ function entityFromTally(
     firstSeen: tally.firstSeen,
     lastSeen: tally.lastSeen,
     relatedDocuments,
-    documents,
     matchKeys: matchKeys(allNames, base.type),
+    tally,
   };
-  tallies.set(entity, tally);
-  return entity;
 }
 
-/** The tallies of the records derived here; a record read from the store is tallied when it is added to. */
-const tallies = new WeakMap<EntityRecord, EntityTally>();
-
 /** An entity's fields from all of its contributions. */
-export function entityFromDocuments(base: { readonly id: string; readonly type: EntityType }, documents: Readonly<Record<string, EntityContribution>>): EntityRecord | null {
+export function entityFromDocuments(base: { readonly id: string; readonly type: EntityType }, documents: EntityContributions): EntityRecord | null {
   const entries = inOrder(documents);
-  return entityFromTally(base, tallyOfEntries(entries), entries.map(([memoryId]) => memoryId), Object.fromEntries(entries));
+  return entityFromTally(base, tallyOfEntries(entries), entries.map(([memoryId]) => memoryId));
 }
 
 /**
  * `entity` with one more memory's contribution, equal to deriving it from all of them, at the cost of the
- * names and properties it brings. The result shares `entity.documents`, which does not hold the contribution
- * yet: `keep()` adds it there once the result replaces `entity` for good, so that an entity whose memory
- * fails half-way through its extraction is left as it was. A memory that already contributed is derived
- * again from all contributions.
+ * names and properties it brings; null when that takes the other contributions: the memory contributed
+ * already, or it is not the entity's latest (an import, a note dated in the past), whose place in the
+ * entity's history and its first names depend on the others.
  */
-export function withContribution(entity: EntityRecord, memoryId: string, contribution: EntityContribution): { entity: EntityRecord; keep: () => void } {
-  if (Object.hasOwn(entity.documents, memoryId)) {
-    const derived = entityFromDocuments(entity, { ...entity.documents, [memoryId]: contribution }) as EntityRecord;
-    return { entity: derived, keep: () => undefined };
+export function withContribution(entity: EntityRecord, memoryId: string, contribution: EntityContribution): EntityRecord | null {
+  const related = entity.relatedDocuments;
+  const last = related[related.length - 1];
+  if (last !== undefined) {
+    // The last memory is the latest one seen (the list is in the tally's order). A memory contributes at its
+    // own time, so one that contributed already is never later than the last: it is the last, or before it.
+    const latest = contribution.seenAt > entity.tally.lastSeen || (contribution.seenAt === entity.tally.lastSeen && memoryId > last);
+    if (!latest) return null;
   }
-  let tally = tallies.get(entity);
-  let related = [...entity.relatedDocuments];
-  if (!tally) {
-    // Read from the store: tallied from its contributions, which also give the order of its memories (as
-    // the full derivation takes it, should the row's list and its contributions ever disagree).
-    const entries = inOrder(entity.documents);
-    tally = tallyOfEntries(entries);
-    related = entries.map(([id]) => id);
-  }
-  // Oldest first, as the entity saw them: a new memory usually goes last.
-  let at = related.length;
-  while (at > 0) {
-    const previous = entity.documents[related[at - 1] as string];
-    if (!previous || previous.seenAt < contribution.seenAt || (previous.seenAt === contribution.seenAt && (related[at - 1] as string) < memoryId)) break;
-    at -= 1;
-  }
-  related.splice(at, 0, memoryId);
-  const documents = entity.documents as Record<string, EntityContribution>;
-  const derived = entityFromTally(entity, addToTally(tally, memoryId, contribution), related, documents) as EntityRecord;
-  return {
-    entity: derived,
-    keep: () => {
-      documents[memoryId] = contribution;
-    },
-  };
+  return entityFromTally(entity, addToTally(entity.tally, memoryId, contribution), [...related, memoryId]);
+}
+
+/** `entity` without what `memoryId` contributed, from all of its contributions (`documents`). */
+export function withoutContribution(entity: EntityRecord, documents: EntityContributions, memoryId: string): EntityRecord | null {
+  if (!Object.hasOwn(documents, memoryId)) return entity;
+  const rest = { ...documents };
+  delete rest[memoryId];
+  return entityFromDocuments(entity, rest);
 }

@@ -13,15 +13,17 @@ import {
   deriveFact,
   edgeWithoutDocument,
   factWithoutDocument,
-  withoutDocument,
 } from './derive.js';
 import { buildGraph, type Graph, type GraphRequest } from './graph.js';
 import { core, lookupKeys, nameMatch } from './names.js';
-import { withContribution } from './entity-tally.js';
+import { withContribution, withoutContribution } from './entity-tally.js';
 import { StagedKnowledge } from './staged-knowledge.js';
 import type {
+  ContributionRecord,
+  ContributionRef,
   EdgeRecord,
   EntityContribution,
+  EntityContributions,
   EntityRecord,
   EntitySort,
   ExtractionStatusRecord,
@@ -418,16 +420,25 @@ export class KnowledgeService implements KnowledgeHooks {
     const changedFacts = new Set<string>();
     const changedEdges = new Set<string>();
     const touchedSubjects = new Set<string>();
-    /** Adds this memory's contributions to the `documents` its entities share with the records they replace. */
-    const keeps: (() => void)[] = [];
+    /** The contributions of the entities this memory named before, without its own (read for step 1). */
+    const loaded = new Map<string, EntityContributions>();
+    const removeContributions: ContributionRef[] = [];
+    const addContributions: ContributionRecord[] = [];
 
     // 1. Forget what the memory said before (a memory created just now said nothing yet).
     const [oldEntities, oldFacts, oldEdges] = fresh
       ? [[], [], []]
       : await Promise.all([store.entitiesOfMemory(memoryId), store.factsOfMemory(memoryId), store.edgesOfMemory(memoryId)]);
+    const oldContributions = oldEntities.length > 0 ? await store.contributionsOf(oldEntities.map((entity) => entity.id)) : new Map<string, EntityContributions>();
     for (const entity of oldEntities) {
-      entities.set(entity.id, withoutDocument(entity, memoryId));
+      const documents = oldContributions.get(entity.id) ?? {};
+      const without = withoutContribution(entity, documents, memoryId);
+      const rest: Record<string, EntityContribution> = { ...documents };
+      delete rest[memoryId];
+      loaded.set(entity.id, rest);
+      entities.set(entity.id, without);
       changedEntities.add(entity.id);
+      removeContributions.push({ entityId: entity.id, memoryId });
     }
     for (const fact of oldFacts) {
       facts.set(fact.id, factWithoutDocument(fact, memoryId));
@@ -485,7 +496,8 @@ export class KnowledgeService implements KnowledgeHooks {
       const sharesMemory = (candidate: EntityRecord) =>
         named.some((other) => {
           const [few, many] = candidate.relatedDocuments.length <= other.relatedDocuments.length ? [candidate, other] : [other, candidate];
-          return few.relatedDocuments.some((document) => document !== memoryId && Object.hasOwn(many.documents, document));
+          const known = memoriesOf(many);
+          return few.relatedDocuments.some((document) => document !== memoryId && known.has(document));
         });
       extracted.forEach(({ entity, names }, index) => {
         if (assigned.has(index)) return;
@@ -529,10 +541,14 @@ export class KnowledgeService implements KnowledgeHooks {
         const base = current(id);
         let derived: EntityRecord | null;
         if (base) {
-          const added = withContribution(base, memoryId, contribution);
-          derived = added.entity;
-          keeps.push(added.keep);
+          // From the tally alone when the memory is the entity's latest; else from all of its contributions.
+          derived = withContribution(base, memoryId, contribution);
+          if (!derived) {
+            const documents = loaded.get(id) ?? (await store.contributionsOf([id])).get(id) ?? {};
+            derived = deriveEntity(base, { ...documents, [memoryId]: contribution });
+          }
         } else derived = deriveEntity({ id, type }, { [memoryId]: contribution });
+        addContributions.push({ entityId: id, memoryId, contribution });
         entities.set(id, derived);
         changedEntities.add(id);
         if (derived) entityNames.set(id, derived.name);
@@ -673,11 +689,11 @@ export class KnowledgeService implements KnowledgeHooks {
     const e = pick(entities, changedEntities);
     const f = pick(facts, changedFacts);
     const g = pick(edges, changedEdges);
-    // Nothing below can fail this memory alone: the entities it added to now hold its contributions.
-    for (const keep of keeps) keep();
     await store.write({
       upsertEntities: e.upsert,
       deleteEntities: e.remove,
+      removeContributions,
+      addContributions,
       upsertFacts: f.upsert,
       deleteFacts: f.remove,
       upsertEdges: g.upsert,
@@ -788,4 +804,16 @@ function committed(stored: Promise<unknown> | undefined): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+const memorySets = new WeakMap<EntityRecord, ReadonlySet<string>>();
+
+/** The memories naming an entity, as a set built once per record (a person's own name may be in most of them). */
+function memoriesOf(entity: EntityRecord): ReadonlySet<string> {
+  let set = memorySets.get(entity);
+  if (!set) {
+    set = new Set(entity.relatedDocuments);
+    memorySets.set(entity, set);
+  }
+  return set;
 }

@@ -1,11 +1,23 @@
 import { ulid } from '../ids.js';
-import type { EdgeRecord, EntityRecord, FactRecord, KnowledgeChanges, KnowledgeStore } from './types.js';
+import type {
+  ContributionRecord,
+  ContributionRef,
+  EdgeRecord,
+  EntityContribution,
+  EntityContributions,
+  EntityRecord,
+  FactRecord,
+  KnowledgeChanges,
+  KnowledgeStore,
+} from './types.js';
 
 /** What applying one memory's extraction reads and writes (KnowledgeService.apply). */
 export type KnowledgeApplyStore = Pick<
   KnowledgeStore,
-  'entitiesByKeys' | 'entitiesOfMemory' | 'factsOfMemory' | 'edgesOfMemory' | 'factsOfSubjects' | 'edgesTouching' | 'write'
+  'entitiesByKeys' | 'entitiesOfMemory' | 'contributionsOf' | 'factsOfMemory' | 'edgesOfMemory' | 'factsOfSubjects' | 'edgesTouching' | 'write'
 >;
+
+const pairKey = (entityId: string, memoryId: string) => `${entityId}\u0000${memoryId}`;
 
 /**
  * Changes of several memories' extractions, staged in memory over the account's store and committed
@@ -31,6 +43,13 @@ export class StagedKnowledge implements KnowledgeApplyStore {
   private readonly prefetchedIds = new Set<string>();
   private prefetchedEdges: readonly EdgeRecord[] = [];
   private prefetchedFacts: readonly FactRecord[] = [];
+  /** Contributions staged per entity (null: removed), over those the store held when first asked for. */
+  private readonly contributions = new Map<string, Map<string, EntityContribution | null>>();
+  /** Entities whose stored contributions are all gone (deleted entities, cleared ones). */
+  private readonly cleared = new Set<string>();
+  /** Pairs that may be stored underneath and must go before the staged ones are added. */
+  private readonly removed = new Map<string, ContributionRef>();
+  private readonly storedContributions = new Map<string, EntityContributions>();
 
   constructor(private readonly base: KnowledgeApplyStore) {}
 
@@ -71,6 +90,25 @@ export class StagedKnowledge implements KnowledgeApplyStore {
     return overlay(await this.base.entitiesOfMemory(memoryId), this.entities, (entity) => entity.relatedDocuments.includes(memoryId));
   }
 
+  /** The store's contributions (read once per entity: the store does not change during a batch) with the staged ones. */
+  async contributionsOf(entityIds: readonly string[]): Promise<Map<string, EntityContributions>> {
+    const unread = [...new Set(entityIds)].filter((id) => !this.created.has(id) && !this.cleared.has(id) && !this.storedContributions.has(id));
+    if (unread.length > 0) {
+      const read = await this.base.contributionsOf(unread);
+      for (const id of unread) this.storedContributions.set(id, read.get(id) ?? {});
+    }
+    const result = new Map<string, EntityContributions>();
+    for (const id of entityIds) {
+      const documents: Record<string, EntityContribution> = this.created.has(id) || this.cleared.has(id) ? {} : { ...this.storedContributions.get(id) };
+      for (const [memoryId, contribution] of this.contributions.get(id) ?? []) {
+        if (contribution) documents[memoryId] = contribution;
+        else delete documents[memoryId];
+      }
+      if (Object.keys(documents).length > 0) result.set(id, documents);
+    }
+    return result;
+  }
+
   async factsOfMemory(memoryId: string): Promise<FactRecord[]> {
     return overlay(await this.base.factsOfMemory(memoryId), this.facts, (fact) => fact.supports.some((s) => s.memoryId === memoryId));
   }
@@ -105,7 +143,25 @@ export class StagedKnowledge implements KnowledgeApplyStore {
     stage(this.entities, changes.upsertEntities, changes.deleteEntities);
     stage(this.facts, changes.upsertFacts, changes.deleteFacts);
     stage(this.edges, changes.upsertEdges, changes.deleteEdges);
+    for (const id of [...(changes.deleteEntities ?? []), ...(changes.clearContributions ?? [])]) {
+      this.cleared.add(id);
+      this.contributions.delete(id);
+    }
+    for (const ref of changes.removeContributions ?? []) {
+      this.removed.set(pairKey(ref.entityId, ref.memoryId), ref);
+      this.staged(ref.entityId).set(ref.memoryId, null);
+    }
+    for (const { entityId, memoryId, contribution } of changes.addContributions ?? []) this.staged(entityId).set(memoryId, contribution);
     return Promise.resolve();
+  }
+
+  private staged(entityId: string): Map<string, EntityContribution | null> {
+    let staged = this.contributions.get(entityId);
+    if (!staged) {
+      staged = new Map();
+      this.contributions.set(entityId, staged);
+    }
+    return staged;
   }
 
   /** Everything staged, as one set of changes. */
@@ -122,7 +178,23 @@ export class StagedKnowledge implements KnowledgeApplyStore {
     const e = split(this.entities);
     const f = split(this.facts);
     const g = split(this.edges);
-    return { upsertEntities: e.upsert, deleteEntities: e.remove, upsertFacts: f.upsert, deleteFacts: f.remove, upsertEdges: g.upsert, deleteEdges: g.remove };
+    const addContributions: ContributionRecord[] = [];
+    for (const [entityId, staged] of this.contributions) {
+      for (const [memoryId, contribution] of staged) if (contribution) addContributions.push({ entityId, memoryId, contribution });
+    }
+    const deleted = new Set(e.remove);
+    return {
+      upsertEntities: e.upsert,
+      deleteEntities: e.remove,
+      upsertFacts: f.upsert,
+      deleteFacts: f.remove,
+      upsertEdges: g.upsert,
+      deleteEdges: g.remove,
+      // Removed as pairs, all of an entity's when it is cleared or deleted; then the staged ones are added.
+      removeContributions: [...this.removed.values()].filter((ref) => !this.cleared.has(ref.entityId)),
+      clearContributions: [...this.cleared].filter((id) => !deleted.has(id)),
+      addContributions,
+    };
   }
 
   /** Commits everything staged to the store underneath: one commit per table that changes. */

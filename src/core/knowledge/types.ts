@@ -2,9 +2,10 @@ import type { EntityType, FactCategory } from '../../providers/spec.js';
 
 /**
  * Knowledge records as the store keeps them. Every entity, fact and edge keeps what each memory contributed
- * (`documents`, `supports`), and its visible fields (mentions, aliases, confidence, strength...) are derived
- * from those contributions. Forgetting a memory removes its contributions and re-derives: nothing can be left
- * pointing at a deleted memory, and a merge is undone exactly when its evidence goes.
+ * (an entity's contributions in rows of their own, a fact's and an edge's `supports`), and its visible fields
+ * (mentions, aliases, confidence, strength...) are derived from those contributions. Forgetting a memory
+ * removes its contributions and re-derives: nothing can be left pointing at a deleted memory, and a merge is
+ * undone exactly when its evidence goes.
  */
 
 /** What one memory says about an entity. */
@@ -18,6 +19,38 @@ export interface EntityContribution {
   readonly properties: Readonly<Record<string, string | number | boolean>>;
 }
 
+/** Where a contribution stands in an entity's history: by the memory's time, then its id, then the place within it. */
+export type TallyPlace = readonly [seenAt: number, memoryId: string, index: number];
+
+export interface NameTally {
+  /** The spelling of its first use. */
+  readonly display: string;
+  /** Memories using the name (by its normalised form). */
+  readonly documents: number;
+  readonly first: TallyPlace;
+}
+
+export interface PropertyTally {
+  /** The value of the latest contribution that gives the property. */
+  readonly value: string | number | boolean;
+  readonly latest: TallyPlace;
+  /** Where it was first given: the order of the entity's properties. */
+  readonly first: TallyPlace;
+}
+
+/**
+ * An entity's contributions summed up (entity-tally.ts): per normalised name how many memories use it and
+ * where it was first seen, per property its latest value, and the totals. The visible fields follow from it
+ * alone, so adding a memory's contribution reads none of the others.
+ */
+export interface EntityTally {
+  readonly names: ReadonlyMap<string, NameTally>;
+  readonly properties: ReadonlyMap<string, PropertyTally>;
+  readonly mentions: number;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+}
+
 export interface EntityRecord {
   readonly id: string;
   readonly name: string;
@@ -29,9 +62,22 @@ export interface EntityRecord {
   readonly lastSeen: number;
   /** Memory ids, oldest first. */
   readonly relatedDocuments: readonly string[];
-  readonly documents: Readonly<Record<string, EntityContribution>>;
   /** Lookup keys (see names.ts): normalised names, tokens, acronyms. */
   readonly matchKeys: readonly string[];
+  /** What the fields above are derived from; the contributions themselves are read apart (contributionsOf). */
+  readonly tally: EntityTally;
+}
+
+/** An entity's contributions by memory id. */
+export type EntityContributions = Readonly<Record<string, EntityContribution>>;
+
+export interface ContributionRef {
+  readonly entityId: string;
+  readonly memoryId: string;
+}
+
+export interface ContributionRecord extends ContributionRef {
+  readonly contribution: EntityContribution;
 }
 
 /** One memory stating a fact. */
@@ -121,7 +167,13 @@ export interface FactListRequest {
 
 export interface KnowledgeChanges {
   readonly upsertEntities?: readonly EntityRecord[];
+  /** Their contributions go with them. */
   readonly deleteEntities?: readonly string[];
+  /** Removed before the ones added are stored (a memory applied again replaces its contributions). */
+  readonly removeContributions?: readonly ContributionRef[];
+  /** Every contribution of these entities, removed before the ones added are stored (import replaces them). */
+  readonly clearContributions?: readonly string[];
+  readonly addContributions?: readonly ContributionRecord[];
   readonly upsertFacts?: readonly FactRecord[];
   readonly deleteFacts?: readonly string[];
   readonly upsertEdges?: readonly EdgeRecord[];
@@ -137,6 +189,8 @@ export interface KnowledgeStore {
   entitiesByKeys(keys: readonly string[]): Promise<EntityRecord[]>;
   entitiesByIds(ids: readonly string[]): Promise<EntityRecord[]>;
   entitiesOfMemory(memoryId: string): Promise<EntityRecord[]>;
+  /** The contributions of these entities (an entity without any is left out). */
+  contributionsOf(entityIds: readonly string[]): Promise<Map<string, EntityContributions>>;
   listEntities(request: EntityListRequest): Promise<{ items: EntityRecord[]; total: number }>;
   /** Entity count per type over the whole account. */
   entityTypeCounts(): Promise<Record<string, number>>;
@@ -155,7 +209,7 @@ export interface KnowledgeStore {
   deleteStatus(memoryIds: readonly string[]): Promise<void>;
   statusesIn(states: readonly ExtractionState[]): Promise<ExtractionStatusRecord[]>;
   /** Row counts of every knowledge table for this account (tests check nothing is orphaned). */
-  counts(): Promise<{ entities: number; facts: number; edges: number; statuses: number }>;
+  counts(): Promise<{ entities: number; contributions: number; facts: number; edges: number; statuses: number }>;
   /** Pages in id order after `after` (null: from the start), for export. */
   entityPage(after: string | null, limit: number): Promise<EntityRecord[]>;
   factPage(after: string | null, limit: number): Promise<FactRecord[]>;

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import type {
+  ContributionRecord,
   EdgeRecord,
   EntityContribution,
+  EntityContributions,
   EntityListRequest,
   EntityRecord,
+  EntityTally,
   ExtractionState,
   ExtractionStatusRecord,
   FactListRequest,
@@ -13,6 +16,7 @@ import type {
   KnowledgeStore,
   KnowledgeTable,
 } from '../../core/knowledge/types.js';
+import { UNKNOWN_TALLY } from '../../core/knowledge/entity-tally.js';
 import { ENTITY_TYPES, FACT_CATEGORIES, type EntityType, type FactCategory } from '../../providers/spec.js';
 import { and, arrayHasAny, contains, eq, gt, gte, inList, isNull, ne, or, type Predicate } from './predicate.js';
 import { json, num, optNum, optStr, str, strings } from './rows.js';
@@ -22,6 +26,8 @@ type Row = Record<string, unknown>;
 
 export interface KnowledgeTables {
   readonly entities: TableWriter;
+  /** One row per entity and memory naming it: what that memory contributed. */
+  readonly entityContributions: TableWriter;
   readonly facts: TableWriter;
   readonly edges: TableWriter;
   readonly extractionStatus: TableWriter;
@@ -35,7 +41,19 @@ const contributionSchema = z.object({
   names: z.array(z.string()),
   properties: z.record(z.string(), scalar).catch({}),
 });
-const documentsSchema = z.record(z.string(), contributionSchema);
+/** Schema 3's `documents` column: memory id -> contribution (read once, by the migration to schema 4). */
+export function legacyDocuments(text: string): EntityContributions {
+  return parsed(z.record(z.string(), contributionSchema), text, {}) as EntityContributions;
+}
+
+const place = z.tuple([z.number(), z.string(), z.number()]);
+const tallySchema = z.object({
+  names: z.array(z.tuple([z.string(), z.object({ display: z.string(), documents: z.number(), first: place })])),
+  properties: z.array(z.tuple([z.string(), z.object({ value: scalar, latest: place, first: place })])),
+  mentions: z.number(),
+  firstSeen: z.number(),
+  lastSeen: z.number(),
+});
 const factSupportsSchema = z.array(
   z.object({
     memoryId: z.string(),
@@ -59,6 +77,18 @@ const entityType = (value: string): EntityType => ((ENTITY_TYPES as readonly str
 const factCategory = (value: string): FactCategory =>
   (FACT_CATEGORIES as readonly string[]).includes(value) ? (value as FactCategory) : 'attribute';
 
+/** The tally as JSON: its maps as lists of entries. */
+export function tallyToJson(tally: EntityTally): string {
+  return JSON.stringify({ ...tally, names: [...tally.names], properties: [...tally.properties] });
+}
+
+export function tallyFromJson(text: string): EntityTally {
+  const result = tallySchema.safeParse(json<unknown>(text, null));
+  if (!result.success) return UNKNOWN_TALLY;
+  const { names, properties, mentions, firstSeen, lastSeen } = result.data;
+  return { names: new Map(names), properties: new Map(properties), mentions, firstSeen, lastSeen };
+}
+
 function entityToRow(accountId: string, entity: EntityRecord): Row {
   return {
     id: entity.id,
@@ -72,17 +102,16 @@ function entityToRow(accountId: string, entity: EntityRecord): Row {
     first_seen: entity.firstSeen,
     last_seen: entity.lastSeen,
     memory_ids: [...entity.relatedDocuments],
-    documents: JSON.stringify(entity.documents),
     match_keys: [...entity.matchKeys],
     search_text: [entity.name, ...entity.aliases].map((name) => name.toLowerCase()).join('\n'),
+    tally: tallyToJson(entity.tally),
   };
 }
 
 function rowToEntity(row: Row): EntityRecord {
-  // Parsed when first read: only the knowledge service's changes and export read the contributions, and an
-  // entity named in most memories holds one per memory (every read of the API would parse them all).
-  const documentsText = str(row, 'documents');
-  let documents: Record<string, EntityContribution> | undefined;
+  // Parsed when first read: only the knowledge service's changes read it.
+  const tallyText = str(row, 'tally');
+  let tally: EntityTally | undefined;
   return {
     id: str(row, 'id'),
     name: str(row, 'name'),
@@ -93,11 +122,36 @@ function rowToEntity(row: Row): EntityRecord {
     firstSeen: num(row, 'first_seen'),
     lastSeen: num(row, 'last_seen'),
     relatedDocuments: strings(row, 'memory_ids'),
-    get documents() {
-      documents ??= parsed(documentsSchema, documentsText, {}) as Record<string, EntityContribution>;
-      return documents;
-    },
     matchKeys: strings(row, 'match_keys'),
+    get tally() {
+      tally ??= tallyFromJson(tallyText);
+      return tally;
+    },
+  };
+}
+
+/** A contribution row's id: one row per entity and memory. */
+export const contributionId = (entityId: string, memoryId: string) => `${entityId}:${memoryId}`;
+
+export function contributionToRow(accountId: string, record: ContributionRecord): Row {
+  return {
+    id: contributionId(record.entityId, record.memoryId),
+    account_id: accountId,
+    entity_id: record.entityId,
+    memory_id: record.memoryId,
+    mentions: record.contribution.mentions,
+    seen_at: record.contribution.seenAt,
+    names: [...record.contribution.names],
+    properties: JSON.stringify(record.contribution.properties),
+  };
+}
+
+function rowToContribution(row: Row): EntityContribution {
+  return {
+    mentions: num(row, 'mentions'),
+    seenAt: num(row, 'seen_at'),
+    names: strings(row, 'names'),
+    properties: parsed(propertiesSchema, str(row, 'properties'), {}),
   };
 }
 
@@ -247,6 +301,22 @@ export class LanceKnowledgeStore implements KnowledgeStore {
     return this.entities(this.scope(arrayHasAny('memory_ids', [memoryId])));
   }
 
+  async contributionsOf(entityIds: readonly string[]): Promise<Map<string, EntityContributions>> {
+    const result = new Map<string, Record<string, EntityContribution>>();
+    if (entityIds.length === 0) return result;
+    const rows = await this.tables.entityContributions.table.query().where(this.scope(inList('entity_id', [...new Set(entityIds)]))).toArray();
+    for (const row of rows as Row[]) {
+      const entityId = str(row, 'entity_id');
+      let documents = result.get(entityId);
+      if (!documents) {
+        documents = {};
+        result.set(entityId, documents);
+      }
+      documents[str(row, 'memory_id')] = rowToContribution(row);
+    }
+    return result;
+  }
+
   async listEntities(request: EntityListRequest): Promise<{ items: EntityRecord[]; total: number }> {
     const where = this.scope(
       request.type !== undefined ? eq('type', request.type) : undefined,
@@ -342,10 +412,11 @@ export class LanceKnowledgeStore implements KnowledgeStore {
 
   async write(changes: KnowledgeChanges): Promise<void> {
     const id = this.accountId;
-    // One commit per table that changes, the three tables at once. A crash in between leaves records that
+    // One commit per table that changes, the four tables at once. A crash in between leaves records that
     // the next save or delete of the same memory re-derives (every record is a function of its per-memory
     // contributions).
     const results = await Promise.allSettled([
+      this.writeContributions(changes),
       applyTo(this.tables.facts, id, (changes.upsertFacts ?? []).map((fact) => factToRow(id, fact)), changes.deleteFacts ?? []),
       applyTo(this.tables.edges, id, (changes.upsertEdges ?? []).map((edge) => edgeToRow(id, edge)), changes.deleteEdges ?? []),
       applyTo(
@@ -357,6 +428,22 @@ export class LanceKnowledgeStore implements KnowledgeStore {
     ]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /**
+   * Removes, then appends: a fresh memory's contributions are only appended, which costs no scan of the
+   * table (a merge by id would join the rows against every stored id).
+   */
+  private async writeContributions(changes: KnowledgeChanges): Promise<void> {
+    const pairs = (changes.removeContributions ?? []).map((ref) => contributionId(ref.entityId, ref.memoryId));
+    const entities = [...(changes.deleteEntities ?? []), ...(changes.clearContributions ?? [])];
+    const add = (changes.addContributions ?? []).map((record) => contributionToRow(this.accountId, record));
+    if (pairs.length === 0 && entities.length === 0 && add.length === 0) return;
+    await this.tables.entityContributions.exclusive(async (table) => {
+      const remove = [...(pairs.length > 0 ? [inList('id', pairs)] : []), ...(entities.length > 0 ? [inList('entity_id', entities)] : [])];
+      if (remove.length > 0) await table.delete(this.scope(or(...remove)));
+      if (add.length > 0) await table.add(add);
+    });
   }
 
   async getStatus(memoryId: string): Promise<ExtractionStatusRecord | null> {
@@ -431,14 +518,15 @@ export class LanceKnowledgeStore implements KnowledgeStore {
     return rows.map((row) => str(row as Row, 'id'));
   }
 
-  async counts(): Promise<{ entities: number; facts: number; edges: number; statuses: number }> {
+  async counts(): Promise<{ entities: number; contributions: number; facts: number; edges: number; statuses: number }> {
     const where = this.scope();
-    const [entities, facts, edges, statuses] = await Promise.all([
+    const [entities, contributions, facts, edges, statuses] = await Promise.all([
       this.tables.entities.table.countRows(where),
+      this.tables.entityContributions.table.countRows(where),
       this.tables.facts.table.countRows(where),
       this.tables.edges.table.countRows(where),
       this.tables.extractionStatus.table.countRows(where),
     ]);
-    return { entities, facts, edges, statuses };
+    return { entities, contributions, facts, edges, statuses };
   }
 }

@@ -59,6 +59,7 @@ import {
   rowToPending,
   rowToUsage,
   str,
+  strings,
   usageToRow,
   rowToWatch,
   watchToRow,
@@ -72,6 +73,7 @@ import {
   chunksTableName,
   edgesSchema,
   entitiesSchema,
+  entityContributionsSchema,
   extractionStatusSchema,
   factsSchema,
   jobsSchema,
@@ -82,7 +84,8 @@ import {
   watchesSchema,
 } from './schema.js';
 import { backupStore } from './backup.js';
-import { LanceKnowledgeStore } from './knowledge-store.js';
+import { contributionToRow, LanceKnowledgeStore, legacyDocuments, tallyToJson } from './knowledge-store.js';
+import { entityFromDocuments } from '../../core/knowledge/entity-tally.js';
 import { gated, OperationGate } from './operation-gate.js';
 import type { LeaseStore, Leases } from '../../core/cluster/leases.js';
 import { LanceLeaseStore, leasesSchema } from './lease-table.js';
@@ -259,6 +262,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   const pending = await open('pending_saves', pendingSavesSchema);
   const jobs = await open('jobs', jobsSchema);
   const entities = await open('entities', entitiesSchema);
+  const entityContributions = await open('entity_contributions', entityContributionsSchema);
   const facts = await open('facts', factsSchema);
   const edges = await open('edges', edgesSchema);
   const extractionStatus = await open('extraction_status', extractionStatusSchema);
@@ -276,6 +280,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
     pending,
     jobs,
     entities,
+    entityContributions,
     facts,
     edges,
     extractionStatus,
@@ -353,10 +358,59 @@ async function migrateSchema(db: lancedb.Connection, meta: TableWriter): Promise
       memories.close();
     }
   }
+  if (found < 4 && names.has('entities')) await moveEntityContributions(db);
   await meta.exclusive((table) =>
     table.update({ where: eq('key', 'schema_version'), valuesSql: { value: literal(String(SCHEMA_VERSION)) } }),
   );
 }
+
+/**
+ * Schema 4: each entity's `documents` JSON (what every memory naming it contributed) becomes rows of
+ * entity_contributions, and the entity row holds their tally instead. Idempotent: the rows are merged by id,
+ * and the column goes last, so a crash part-way re-runs every step on the next start.
+ */
+async function moveEntityContributions(db: lancedb.Connection): Promise<void> {
+  const entities = await db.openTable('entities');
+  try {
+    const present = new Set((await entities.schema()).fields.map((field) => field.name));
+    if (!present.has('documents')) return;
+    if (!present.has('tally')) await entities.addColumns([{ name: 'tally', valueSql: "CAST('' AS STRING)" }]);
+    const rows = (await entities.query().toArray()) as Row[];
+    if (rows.length > 0) {
+      const contributions = await createOrOpen(db, 'entity_contributions', entityContributionsSchema);
+      try {
+        const added: Row[] = [];
+        const updated: Row[] = [];
+        for (const row of rows) {
+          const accountId = str(row, 'account_id');
+          const documents = legacyDocuments(str(row, 'documents'));
+          // The tally does not depend on the entity's type.
+          const entity = entityFromDocuments({ id: str(row, 'id'), type: 'concept' }, documents);
+          for (const [memoryId, contribution] of Object.entries(documents)) {
+            added.push(contributionToRow(accountId, { entityId: str(row, 'id'), memoryId, contribution }));
+          }
+          // An entity left without contributions keeps a tally that makes its next change read them all.
+          // List columns come back as Arrow vectors, which a write does not take.
+          const lists = Object.fromEntries(['aliases', 'memory_ids', 'match_keys'].map((column) => [column, strings(row, column)]));
+          updated.push({ ...row, ...lists, tally: entity ? tallyToJson(entity.tally) : '' });
+        }
+        for (let at = 0; at < added.length; at += MIGRATION_BATCH) {
+          await contributions.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(added.slice(at, at + MIGRATION_BATCH));
+        }
+        for (let at = 0; at < updated.length; at += MIGRATION_BATCH) {
+          await entities.mergeInsert('id').whenMatchedUpdateAll().execute(updated.slice(at, at + MIGRATION_BATCH));
+        }
+      } finally {
+        contributions.close();
+      }
+    }
+    await entities.dropColumns(['documents']);
+  } finally {
+    entities.close();
+  }
+}
+
+const MIGRATION_BATCH = 10_000;
 
 async function ensureFtsIndex(table: Table): Promise<void> {
   const hasIndex = async () => (await table.listIndices()).some((index) => index.columns.includes('text') && index.indexType === 'FTS');
@@ -382,6 +436,7 @@ interface Tables {
   readonly pending: TableWriter;
   readonly jobs: TableWriter;
   readonly entities: TableWriter;
+  readonly entityContributions: TableWriter;
   readonly facts: TableWriter;
   readonly edges: TableWriter;
   readonly extractionStatus: TableWriter;
@@ -1044,6 +1099,7 @@ class LanceStorage implements LanceStore {
       this.tables.pending,
       this.tables.jobs,
       this.tables.entities,
+      this.tables.entityContributions,
       this.tables.facts,
       this.tables.edges,
       this.tables.extractionStatus,

@@ -32,6 +32,7 @@ export type Column =
   | 'match_keys'
   | 'memory_ids'
   | 'entity_ids'
+  | 'entity_id'
   | 'subject_id'
   | 'source_id'
   | 'target_id'
@@ -81,6 +82,7 @@ const COLUMNS = new Set<string>([
   'match_keys',
   'memory_ids',
   'entity_ids',
+  'entity_id',
   'subject_id',
   'source_id',
   'target_id',

@@ -13,9 +13,11 @@ const strList = (name: string) => new Field(name, new List(new Field('item', new
 /**
  * 1: the first release. 2: memories.context (text that situates a memory, embedded and keyword-indexed with
  * it); added by migrateSchema in lancedb-store.ts. 3: memories.author (who wrote or said a memory), added
- * the same way.
+ * the same way. 4: an entity's contributions in rows of their own (entity_contributions) instead of one JSON
+ * column of the entity's row, which held one entry per memory naming it and was read and written whole with
+ * every change; the entity row keeps their tally.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const memoriesSchema = new Schema([
   str('id'),
@@ -125,11 +127,26 @@ export const entitiesSchema = new Schema([
   num('first_seen'),
   num('last_seen'),
   strList('memory_ids'),
-  /** JSON: memory id -> { mentions, seenAt, names, properties } (what each memory contributed). */
-  str('documents'),
   strList('match_keys'),
   /** Lower-cased name and aliases, one per line: the substring search of GET /v1/entities. */
   str('search_text'),
+  /** JSON: the tally of the entity's contributions (entity-tally.ts), which its fields are derived from. */
+  str('tally'),
+]);
+
+/** What one memory contributed to one entity. id = `${entity_id}:${memory_id}`. */
+export const entityContributionsSchema = new Schema([
+  str('id'),
+  str('account_id'),
+  str('entity_id'),
+  str('memory_id'),
+  num('mentions'),
+  /** The memory's createdAt. */
+  num('seen_at'),
+  /** Names the memory uses for the entity, the best first. */
+  strList('names'),
+  /** JSON object of the properties it gives. */
+  str('properties'),
 ]);
 
 export const factsSchema = new Schema([
