@@ -93,7 +93,7 @@ describe('an entity tallied one memory at a time', () => {
           expect(visible(entity)).toEqual(visible(definition(base, documents)));
           expect(entity?.tally).toEqual(deriveEntity(base, documents)?.tally);
           // Forgetting the memory again gives the entity as it was without it.
-          const without = withoutContribution(entity as EntityRecord, documents, memoryId);
+          const without = withoutContribution(entity as EntityRecord, documents, memoryId).entity;
           if (Object.hasOwn(before, memoryId)) continue;
           expect(visible(without)).toEqual(visible(definition(base, before)));
         }

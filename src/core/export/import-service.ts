@@ -7,13 +7,6 @@ import { embedPassages, memoryPassages } from '../chunking.js';
 import { deriveEdge, deriveEntity, deriveFact } from '../knowledge/derive.js';
 import type { KnowledgeHooks } from '../knowledge/knowledge-service.js';
 import type { EdgeRecord, EntityContributions, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
-
-/** An entity as an import compares and writes it: with the contributions it is derived from. */
-interface EntityWithContributions {
-  readonly id: string;
-  readonly entity: EntityRecord;
-  readonly documents: EntityContributions;
-}
 import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, uniqueTags } from '../memory-service.js';
 import type { MemoryStore, MemoryWithChunks, Storage } from '../ports.js';
 import { inBackground } from '../scheduling/priority.js';
@@ -45,6 +38,13 @@ import {
   type MemoryInput,
   type WatchInput,
 } from './format.js';
+
+/** An entity as an import compares and writes it: with the contributions it is derived from. */
+interface EntityWithContributions {
+  readonly id: string;
+  readonly entity: EntityRecord;
+  readonly documents: EntityContributions;
+}
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'failed';
 export type ImportRecordType = 'memory' | 'entity' | 'fact' | 'edge' | 'space' | 'watch';

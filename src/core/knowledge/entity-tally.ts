@@ -141,10 +141,17 @@ export function withContribution(entity: EntityRecord, memoryId: string, contrib
   return entityFromTally(entity, addToTally(entity.tally, memoryId, contribution), [...related, memoryId]);
 }
 
-/** `entity` without what `memoryId` contributed, from all of its contributions (`documents`). */
-export function withoutContribution(entity: EntityRecord, documents: EntityContributions, memoryId: string): EntityRecord | null {
-  if (!Object.hasOwn(documents, memoryId)) return entity;
+/**
+ * `entity` without what `memoryId` contributed, from all of its contributions (`documents`), and the
+ * contributions left.
+ */
+export function withoutContribution(
+  entity: EntityRecord,
+  documents: EntityContributions,
+  memoryId: string,
+): { entity: EntityRecord | null; documents: EntityContributions } {
+  if (!Object.hasOwn(documents, memoryId)) return { entity, documents };
   const rest = { ...documents };
   delete rest[memoryId];
-  return entityFromDocuments(entity, rest);
+  return { entity: entityFromDocuments(entity, rest), documents: rest };
 }

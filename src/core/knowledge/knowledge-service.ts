@@ -431,12 +431,9 @@ export class KnowledgeService implements KnowledgeHooks {
       : await Promise.all([store.entitiesOfMemory(memoryId), store.factsOfMemory(memoryId), store.edgesOfMemory(memoryId)]);
     const oldContributions = oldEntities.length > 0 ? await store.contributionsOf(oldEntities.map((entity) => entity.id)) : new Map<string, EntityContributions>();
     for (const entity of oldEntities) {
-      const documents = oldContributions.get(entity.id) ?? {};
-      const without = withoutContribution(entity, documents, memoryId);
-      const rest: Record<string, EntityContribution> = { ...documents };
-      delete rest[memoryId];
-      loaded.set(entity.id, rest);
-      entities.set(entity.id, without);
+      const without = withoutContribution(entity, oldContributions.get(entity.id) ?? {}, memoryId);
+      loaded.set(entity.id, without.documents);
+      entities.set(entity.id, without.entity);
       changedEntities.add(entity.id);
       removeContributions.push({ entityId: entity.id, memoryId });
     }
