@@ -3,7 +3,7 @@ import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from
 /**
  * Explicit Arrow schemas (LanceDB would otherwise infer Float64 for everything numeric and Struct for
  * objects). Times are epoch milliseconds in Float64 (exact to 2^53); JSON objects are Utf8 columns.
- * Any change here needs a migration in lancedb-store.ts (see README.md beside this file).
+ * Any change here needs a migration in lancedb-store.ts (migrateSchema) and a line in README.md, "Upgrades".
  */
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const num = (name: string, nullable = false) => new Field(name, new Float64(), nullable);
