@@ -288,6 +288,69 @@ describe('export -> import into a fresh data dir -> export: a lossless round tri
   });
 });
 
+describe('re-importing into the account it came from merges knowledge by memory', () => {
+  let d: TestApp;
+
+  beforeAll(async () => {
+    d = await createTestApp();
+  });
+
+  afterAll(async () => {
+    await d.close();
+  });
+
+  const entity = async (t: TestApp, name: string) =>
+    (await t.request({ method: 'GET', url: `/v1/entities?search=${encodeURIComponent(name)}` })).json<EntitiesResponse>().entities.find((e) => e.name === name);
+
+  it('an older export or a filtered one loses nothing saved since or outside the filter', async () => {
+    await save(d, { content: 'Sarah Chen works at Acme Corp in Berlin. She met David Okafor to discuss the roadmap.', spaceId: 'work', createdAt: '2024-01-10T09:00:00Z' });
+    await settle(d);
+    const older = await exportOf(d);
+    // Saved after that export, in another space: Sarah and David again, and a fact that supersedes one.
+    await save(d, { content: 'Sarah Chen works at Globex now. She met David Okafor again in Munich.', spaceId: 'home', createdAt: '2025-02-01T09:00:00Z' });
+    await settle(d);
+    const now = await exportOf(d);
+    const sarah = await entity(d, 'Sarah Chen');
+    expect(sarah?.relatedDocuments).toHaveLength(2);
+    const facts = (await d.request({ method: 'GET', url: '/v1/facts?entity=Sarah%20Chen&includeSuperseded=true' })).json<FactsResponse>();
+    expect(facts.facts.some((fact) => fact.supersededBy !== null)).toBe(true);
+    // The precondition of the test: knowledge the older file holds and the later memory added to.
+    const grown = lines(now).filter((record) => record.type !== 'memory' && record.type !== 'header' && record.type !== 'end');
+    const before = new Map(lines(older).map((record) => [String(record.id), JSON.stringify(record)]));
+    expect(grown.filter((record) => before.has(String(record.id)) && before.get(String(record.id)) !== JSON.stringify(record)).map((r) => r.type)).toEqual(
+      expect.arrayContaining(['entity', 'fact', 'edge']),
+    );
+
+    for (const file of [older, await exportOf(d, '?spaceId=work')]) {
+      const dry = await importInto(d, file, '?dryRun=true');
+      const report = await importInto(d, file);
+      expect(report.errors).toEqual([]);
+      // The file adds nothing to what the account holds: every record unchanged, nothing written.
+      expect(report).toMatchObject({ created: 0, updated: 0, failed: 0 });
+      expect(dry).toMatchObject({ created: 0, updated: 0, failed: 0, unchanged: report.unchanged });
+      await settle(d);
+      expect(stable(await exportOf(d))).toBe(stable(now));
+    }
+  });
+
+  it("the file's contribution wins for the memories its line names; the others stay", async () => {
+    const now = lines(await exportOf(d));
+    const sarah = now.find((record) => record.type === 'entity' && record.name === 'Sarah Chen') as Line & { contributions: Record<string, { mentions: number }> };
+    const [memoryId, contribution] = Object.entries(sarah.contributions)[0] ?? [];
+    expect(memoryId).toBeDefined();
+    // A file whose line gives one memory's contribution other mentions, and names only that memory.
+    const edited = { ...sarah, contributions: { [String(memoryId)]: { ...contribution, mentions: 7 } } };
+    const report = await importInto(d, [now[0], edited].map((record) => JSON.stringify(record)).join('\n'));
+    expect(report.errors).toEqual([]);
+    expect(report.byType.entity).toEqual({ created: 0, updated: 1, unchanged: 0, failed: 0 });
+    const after = lines(await exportOf(d)).find((record) => record.id === sarah.id) as typeof sarah;
+    // Its other memory's contribution stays; the one it names is the file's; the totals derive from both.
+    expect(Object.keys(after.contributions).sort()).toEqual(Object.keys(sarah.contributions).sort());
+    expect(after.contributions[String(memoryId)]?.mentions).toBe(7);
+    expect(after.mentions).toBe((sarah.mentions as number) - (contribution?.mentions ?? 0) + 7);
+  });
+});
+
 describe('vectors, filters, id-less lines, dry runs and errors', () => {
   let c: TestApp;
 

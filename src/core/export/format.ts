@@ -98,11 +98,14 @@ export function entityLine(entity: EntityRecord, documents: EntityContributions)
     firstSeen: iso(entity.firstSeen),
     lastSeen: iso(entity.lastSeen),
     memoryIds: [...entity.relatedDocuments],
+    // By memory id: the store returns contributions in no set order, and a line is compared as text.
     contributions: Object.fromEntries(
-      Object.entries(documents).map(([memoryId, contribution]) => [
-        memoryId,
-        { mentions: contribution.mentions, seenAt: iso(contribution.seenAt), names: [...contribution.names], properties: contribution.properties },
-      ]),
+      Object.entries(documents)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([memoryId, contribution]) => [
+          memoryId,
+          { mentions: contribution.mentions, seenAt: iso(contribution.seenAt), names: [...contribution.names], properties: contribution.properties },
+        ]),
     ),
   };
 }

@@ -6,7 +6,7 @@ import { normaliseAuthor } from '../author.js';
 import { embedPassages, memoryPassages } from '../chunking.js';
 import { deriveEdge, deriveEntity, deriveFact } from '../knowledge/derive.js';
 import type { KnowledgeHooks } from '../knowledge/knowledge-service.js';
-import type { EdgeRecord, EntityContributions, EntityRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
+import type { EdgeRecord, ExtractionStatusRecord, FactRecord, KnowledgeStore } from '../knowledge/types.js';
 import { assertContentSize, assertCreatedAt, contentHash, deriveTitle, uniqueTags } from '../memory-service.js';
 import type { MemoryStore, MemoryWithChunks, Storage } from '../ports.js';
 import { inBackground } from '../scheduling/priority.js';
@@ -38,13 +38,7 @@ import {
   type MemoryInput,
   type WatchInput,
 } from './format.js';
-
-/** An entity as an import compares and writes it: with the contributions it is derived from. */
-interface EntityWithContributions {
-  readonly id: string;
-  readonly entity: EntityRecord;
-  readonly documents: EntityContributions;
-}
+import { withStoredContributions, withStoredSupports, withValidity, type EntityWithContributions } from './import-merge.js';
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'failed';
 export type ImportRecordType = 'memory' | 'entity' | 'fact' | 'edge' | 'space' | 'watch';
@@ -171,7 +165,8 @@ function importKey(spaceId: string, content: string): string {
  * updated (replaced by the file's version); a new id -> created. An id that another tenant of this data
  * directory uses is refused (rows are keyed by id). Memories reuse the file's vectors when they come from
  * this daemon's embedding model (header) and match the passages, else they are embedded; entities, facts
- * and edges are written as they are (never re-extracted), so the knowledge graph round-trips. A memory
+ * and edges are written as they are (never re-extracted), so the knowledge graph round-trips, merged by
+ * memory with what the tenant's other memories contribute to them (import-merge.ts). A memory
  * line without `extraction` is extracted like a save (standard memories that are new or whose content
  * changed). Requests are independent: a large file is sent in batches, memories before their knowledge.
  */
@@ -439,22 +434,23 @@ export class ImportService {
 
   /**
    * Compares each record with the stored one of its id, refuses ids of other tenants, and writes what is
-   * new or different in one knowledge change (between the account's extractions).
+   * new or different in one knowledge change (between the account's extractions), with `extra`: stored
+   * records the change alters that the request does not name (a fact's validity).
    */
   private async apply<T extends { id: string }>(
     tenant: string,
     type: 'entity' | 'fact' | 'edge',
     records: readonly { index: number; record: T }[],
-    read: (store: KnowledgeStore, ids: string[]) => Promise<T[]>,
+    stored: ReadonlyMap<string, T>,
     line: (record: T) => unknown,
     write: (store: KnowledgeStore, records: T[]) => Promise<void>,
     options: ImportOptions,
     tally: Tally,
+    extra: readonly T[] = [],
   ): Promise<void> {
     if (records.length === 0) return;
     const store = this.deps.storage.knowledge(tenant);
     const ids = records.map((entry) => entry.record.id);
-    const stored = new Map((await read(store, ids)).map((record) => [record.id, record]));
     const table = type === 'entity' ? 'entities' : type === 'fact' ? 'facts' : 'edges';
     const taken = new Set(await store.takenElsewhere(table, ids.filter((id) => !stored.has(id))));
     const changes: { index: number; record: T; outcome: 'created' | 'updated' }[] = [];
@@ -467,9 +463,10 @@ export class ImportService {
       if (previous && same(line(previous), line(record))) tally.count(type, 'unchanged');
       else changes.push({ index, record, outcome: previous ? 'updated' : 'created' });
     }
-    if (!options.dryRun && changes.length > 0) {
+    const written = [...changes.map((change) => change.record), ...extra.filter((record) => !taken.has(record.id))];
+    if (!options.dryRun && written.length > 0) {
       try {
-        await this.deps.knowledge.serialize(tenant, () => write(store, changes.map((change) => change.record)));
+        await this.deps.knowledge.serialize(tenant, () => write(store, written));
       } catch (error) {
         for (const change of changes) tally.fail(change.index, type, change.record.id, message(error));
         return;
@@ -493,19 +490,20 @@ export class ImportService {
         else records.push({ index, record: { id: kept.id, entity: kept, documents: present } });
       } else records.push({ index, record: { id: entity.id, entity, documents } });
     }
+    const store = this.deps.storage.knowledge(tenant);
+    const ids = records.map(({ record }) => record.id);
+    const [entities, contributions] = await Promise.all([store.entitiesByIds(ids), store.contributionsOf(ids)]);
+    const stored = new Map(entities.map((entity) => [entity.id, { id: entity.id, entity, documents: contributions.get(entity.id) ?? {} }]));
     await this.apply(
       tenant,
       'entity',
-      records,
-      async (store, ids) => {
-        const [entities, contributions] = await Promise.all([store.entitiesByIds(ids), store.contributionsOf(ids)]);
-        return entities.map((entity) => ({ id: entity.id, entity, documents: contributions.get(entity.id) ?? {} }));
-      },
+      records.map(({ index, record }) => ({ index, record: withStoredContributions(record, stored.get(record.id)) })),
+      stored,
       ({ entity, documents }) => entityLine(entity, documents),
       (store, written) =>
         store.write({
           upsertEntities: written.map(({ entity }) => entity),
-          // The file's contributions replace the stored ones.
+          // The merged contributions replace the stored ones.
           clearContributions: written.map(({ id }) => id),
           addContributions: written.flatMap(({ id, documents }) =>
             Object.entries(documents).map(([memoryId, contribution]) => ({ entityId: id, memoryId, contribution })),
@@ -541,16 +539,16 @@ export class ImportService {
       if (!kept) tally.fail(index, 'fact', line.id, 'none of the memories stating it is in this account');
       else records.push({ index, record: kept });
     }
-    await this.apply(
-      tenant,
-      'fact',
-      records,
-      (store, ids) => store.factsByIds(ids),
-      factLine,
-      (store, upsertFacts) => store.write({ upsertFacts }),
-      options,
-      tally,
-    );
+    const store = this.deps.storage.knowledge(tenant);
+    // The stored facts of these subjects too: which fact supersedes which is decided among all of them.
+    const [byId, ofSubjects] = await Promise.all([
+      store.factsByIds(records.map(({ record }) => record.id)),
+      store.factsOfSubjects([...new Set(records.map(({ record }) => record.subjectId))]),
+    ]);
+    const stored = new Map([...ofSubjects, ...byId].map((fact) => [fact.id, fact]));
+    const merged = records.map(({ index, record }) => ({ index, record: withStoredSupports(record, stored.get(record.id), deriveFact) }));
+    const { entries: valid, extra } = withValidity(merged, stored);
+    await this.apply(tenant, 'fact', valid, stored, factLine, (store, upsertFacts) => store.write({ upsertFacts }), options, tally, extra);
   }
 
   private async importEdges(tenant: string, items: readonly Item<EdgeInput>[], options: ImportOptions, tally: Tally): Promise<void> {
@@ -572,11 +570,12 @@ export class ImportService {
       if (!kept) tally.fail(index, 'edge', line.id, 'none of the memories stating it is in this account');
       else records.push({ index, record: kept });
     }
+    const stored = new Map((await this.deps.storage.knowledge(tenant).edgesByIds(records.map(({ record }) => record.id))).map((edge) => [edge.id, edge]));
     await this.apply(
       tenant,
       'edge',
-      records,
-      (store, ids) => store.edgesByIds(ids),
+      records.map(({ index, record }) => ({ index, record: withStoredSupports(record, stored.get(record.id), deriveEdge) })),
+      stored,
       edgeLine,
       (store, upsertEdges) => store.write({ upsertEdges }),
       options,
