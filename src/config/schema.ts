@@ -254,7 +254,7 @@ export const CONFIG_SCHEMA = {
   }),
   'ingest.concurrency': key({
     schema: z.coerce.number().int().min(1).max(256),
-    default: 128,
+    default: 256,
     description: 'Ingest items processed at once across all jobs (URL fetches and file reads: at most 8 of them).',
     requiresRestart: true,
   }),

@@ -273,7 +273,7 @@ describe('URL saves, file uploads and bulk ingest', () => {
     const saveMany = vi.spyOn(memories, 'saveMany');
     const append = vi.spyOn(jobItems, 'append');
     try {
-      const items = Array.from({ length: 70 }, (_, i) => ({ content: `Batched note ${i}: the tide tables for the harbour change on day ${i % 5}.`, tags: ['batched'] }));
+      const items = Array.from({ length: 140 }, (_, i) => ({ content: `Batched note ${i}: the tide tables for the harbour change on day ${i % 5}.`, tags: ['batched'] }));
       items[7] = { content: 'x'.repeat(101 * 1024), tags: ['batched'] };
       // The earlier tests' last request leaves the pace yielding for its quiet period: wait until it is over,
       // so the job runs as on a daemon nobody else is using.
@@ -281,16 +281,16 @@ describe('URL saves, file uploads and bulk ingest', () => {
       const accepted = json(await t.request({ method: 'POST', url: '/v1/ingest', payload: { items, turbo: true } }));
       await t.deps.ingest.onIdle();
       const status = json(await t.request({ method: 'GET', url: accepted.statusUrl }));
-      expect(status.progress).toMatchObject({ total: 70, completed: 69, failed: 1 });
+      expect(status.progress).toMatchObject({ total: 140, completed: 139, failed: 1 });
       expect(status.errors).toEqual([{ index: 7, error: expect.stringMatching(/^CONTENT_TOO_LARGE: /) }]);
-      // Nobody else used the daemon, so the pace let each batch run whole: 64 items (half of
-      // ingest.concurrency) and 6, not 70 saves.
+      // Nobody else used the daemon, so the pace let each batch run whole: 128 items (half of
+      // ingest.concurrency) and 12, not 140 saves.
       const sizes = saveMany.mock.calls.map(([, inputs]) => inputs.length).sort((a, b) => b - a);
-      expect(sizes).toEqual([64, 6]);
+      expect(sizes).toEqual([128, 12]);
       const appended = append.mock.calls.map(([rows]) => rows.length).sort((a, b) => b - a);
-      expect(appended).toEqual([64, 6]);
+      expect(appended).toEqual([128, 12]);
       const listed = json(await t.request({ method: 'GET', url: '/v1/memories?tags=batched&limit=100' }));
-      expect(listed.pagination.total).toBe(69);
+      expect(listed.pagination.total).toBe(139);
     } finally {
       saveMany.mockRestore();
       append.mockRestore();

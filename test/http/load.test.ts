@@ -120,8 +120,8 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
         const items = Array.from({ length: 70 }, (_, i) => ({ content: `Paced note ${i}: the ferry timetable changes on day ${i % 7}.` }));
         const accepted = json(await t.request({ method: 'POST', url: '/v1/ingest', payload: { items, turbo: true } }));
         expect(started).toHaveBeenCalledTimes(3); // the test's own, not the ingest request
-        // By order: while the request runs, the job's two batches (64 and 6 items) go in pieces of at most 32,
-        // one after the other (with a rest between), not both at once as when nobody waits (70 items running).
+        // By order: while the request runs, the job's batch (70 items) goes in pieces of at most 32, one after
+        // the other (with a rest between), not whole as when nobody waits (70 items running).
         const pieces = () => saveMany.mock.calls.map(([, inputs]) => inputs.length);
         await until(() => pieces().reduce((sum, size) => sum + size, 0) >= 70, 'every piece of the job saved while the request runs');
         expect(pace.load().allowed).toBe(32);

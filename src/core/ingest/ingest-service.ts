@@ -16,7 +16,7 @@ import type { DocumentSource, IngestItem, WatchedFileRef, WatchedFileSaver, Webh
  * Items in flight across all jobs (`ingest.concurrency`): two text batches. Text items cost little memory,
  * and many in flight keep the embedder's queue full.
  */
-const DEFAULT_ITEM_CONCURRENCY = 128;
+const DEFAULT_ITEM_CONCURRENCY = 256;
 /** URL fetches and file reads at once (each may hold a body of up to `ingest.maxFetchBytes`). */
 const FETCH_CONCURRENCY = 8;
 /**
@@ -32,10 +32,10 @@ const FILE_BATCHES_AT_ONCE = 2;
  * such batches (two at once: the next one's models work while the last one commits). What a batch costs
  * beyond the models is mostly per commit and per query (LanceDB writes a fragment and a manifest per commit,
  * and the knowledge batch reads the entities, facts and edges it touches once), so larger batches spend
- * less of the two cores on storage per item; while requests run, the pace still hands a batch out in pieces
+ * less of the two cores on storage per item (128 against 64: bench/README.md, "Batches of 128"); while requests run, the pace still hands a batch out in pieces
  * of at most its yielding size (DEFAULT_PACE.yielding), so what people wait on is unchanged.
  */
-const TEXT_BATCH = 64;
+const TEXT_BATCH = 128;
 /**
  * On a store other daemons share, a running job's counters are written at most this often, for them to read
  * (a status poll or the jobs list that reaches another daemon). On a store of its own nobody reads them, so
