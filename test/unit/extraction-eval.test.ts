@@ -50,4 +50,21 @@ describe('built-in extractor on the labelled evaluation set', () => {
     expect(await people('Flights to Lisbon from Porto were cancelled.')).toEqual([]);
     expect(await people('New York from above looks calm.')).toEqual([]);
   });
+
+  it('a name ending in a place word is someone when it does what only people do; a move made to join a company is a job there', async () => {
+    const extractor = new BuiltinExtractor();
+    const extract = (text: string) => extractor.extract({ text, referenceTime: Date.UTC(2026, 0, 5) });
+    const typeOf = async (text: string, name: string) => (await extract(text)).entities.find((entity) => entity.name === name)?.type;
+    const worksAt = async (text: string) =>
+      (await extract(text)).facts.filter((fact) => fact.predicate === 'WORKS_AT').map((fact) => `${fact.subject} -> ${fact.object}`);
+    expect(await typeOf('Lena Park moved from Seattle to Lisbon in March 2024 to join Oceanic Labs as a data engineer.', 'Lena Park')).toBe('person');
+    expect(await worksAt('Lena Park moved from Seattle to Lisbon in March 2024 to join Oceanic Labs as a data engineer.')).toEqual(['Lena Park -> Oceanic Labs']);
+    expect(await worksAt('Sam Okoro left Google to join Meta last year.')).toEqual(['Sam Okoro -> Meta']);
+    // Places stay places: nothing they do here is a person's, or the first word is a place word too.
+    expect(await typeOf('Victoria Park is lovely in spring.', 'Victoria Park')).toBe('location');
+    expect(await typeOf('The meeting moved from Union Square to Bryant Park because of the rain.', 'Bryant Park')).toBe('location');
+    // A plan is not a job, and someone else named between is not the one who moved.
+    expect(await worksAt('Priya Raman wants to join Notion next year.')).toEqual([]);
+    expect(await worksAt('Priya Raman moved to Berlin with Tom Baker to join Zalando.')).not.toContain('Priya Raman -> Zalando');
+  });
 });

@@ -26,6 +26,7 @@ import {
   NOT_NAMES,
   PERSON_CONTEXT_AFTER,
   PERSON_CONTEXT_BEFORE,
+  PERSON_ONLY_AFTER,
   PRODUCT_CONTEXT_BEFORE,
   PRODUCT_WORDS,
   ROLE_TITLES,
@@ -126,6 +127,8 @@ interface Candidate {
   mentions: number;
   firstIndex: number;
   sentenceInitialOnly: boolean;
+  /** A mention ends in a place word and does what only people do ("Lena Park moved"): see PERSON_ONLY_AFTER. */
+  placeWordAgent: boolean;
 }
 
 const NAME_PREFIXES = new Set(['new', 'big', 'old', 'great', 'grand', 'north', 'south', 'east', 'west', 'first', 'san', 'saint', 'st', 'fort', 'port', 'mount', 'lake', 'upper', 'lower', 'little']);
@@ -355,6 +358,9 @@ function score(
   if (words.some((word) => COMPANY_WORDS.has(word))) s.company += 3;
   if (words.some((word) => EVENT_WORDS.has(word)) && words.length >= 2) s.event += 4;
   if (words.length >= 2 && LOCATION_WORDS.has(last)) s.location += 3;
+  if (words.length >= 2 && words.length <= 3 && LOCATION_WORDS.has(last) && !LOCATION_WORDS.has(words[0] ?? '') && startsWithAny(after, PERSON_ONLY_AFTER)) {
+    candidate.placeWordAgent = true;
+  }
   if (words.length >= 2 && PRODUCT_WORDS.has(last)) s.product += 2;
   if (/\b(?:v\d|\d+\.\d+)/.test(after)) s.product += 2;
   if (/^(?:app|platform|api|sdk|dashboard|plugin|release|beta|rollout|integration|feature|launch)\b/.test(after)) s.product += 2;
@@ -593,6 +599,7 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
         mentions: 0,
         firstIndex: order++,
         sentenceInitialOnly: true,
+        placeWordAgent: false,
       };
       candidate.names.set(chunk.text, (candidate.names.get(chunk.text) ?? 0) + 1);
       candidate.mentions++;
@@ -613,7 +620,10 @@ function extractWith(nlp: Nlp, text: string, referenceTime: number): Extraction 
   // 2. Types; weak or sentence-initial-only names without evidence are dropped (precision first).
   const typed = new Map<string, { candidate: Candidate; type: EntityType }>();
   for (const candidate of candidates.values()) {
-    const { type, score: value } = bestType(candidate.scores);
+    const best = bestType(candidate.scores);
+    // The place word made it a place; what it does makes it someone (a hard rule, not more evidence: its
+    // other mentions may say nothing).
+    const { type, score: value } = best.type === 'location' && candidate.placeWordAgent ? { type: 'person' as const, score: best.score } : best;
     if (value >= 1.5) typed.set(candidate.key, { candidate, type });
   }
 
@@ -906,6 +916,12 @@ function patterns(a: Entity, b: Entity, between: string, after: string, sentence
     }
     if (b.type === 'company' && /^\s*(?:has\s+|had\s+|just\s+|recently\s+|officially\s+|finally\s+|will\s+)?(?:joined|joins|join|is\s+joining|signed\s+with|accepted\s+an\s+offer\s+from|moved\s+to|is\s+moving\s+to|went\s+to)\s+(?:the\s+)?$/.test(between)) {
       fact(a, b, 'WORKS_AT', 'relationship', 0.85, `${a.name} works at ${b.name}`, 'WORKS_AT', changeDate ?? dates[0]?.iso);
+      return out;
+    }
+    // "moved to Lisbon to join Oceanic Labs", "left Google to join Meta": a move made to work there (not
+    // "wants to join", "hopes to work for": those are plans).
+    if (b.type === 'company' && !between.includes('⟨person⟩') && /\b(?:moved|relocated|left|quit|came|returned|went|headed)\b.*\bto\s+(?:join|work\s+(?:at|for))\s+(?:the\s+)?$/.test(between)) {
+      fact(a, b, 'WORKS_AT', 'relationship', 0.8, `${a.name} works at ${b.name}`, 'WORKS_AT', changeDate ?? dates[0]?.iso);
       return out;
     }
     if (b.type === 'company' && /^\s*(?:now\s+|currently\s+)?(?:leads|led|runs|ran|manages|heads|is\s+on|works\s+on|joined)\s+(?:the\s+)?(?:[a-z-]+\s+){0,3}(?:team|group|department|org|organization|division|unit)\s+(?:at|of|in)\s+(?:the\s+)?$/.test(between)) {

@@ -125,6 +125,15 @@ export const PERSON_CONTEXT_AFTER = [
   'estimates', 'estimated', 'runs', 'ran', 'booked', 'invited', 'closed', 'starts', 'is moving', 'is still', 'remains',
   'stays', 'plays', 'walked', 'lent', 'brought', 'met', 'meets', 'emailed', 'texted', 'messaged', 'visited',
 ];
+/**
+ * Verbs whose doer is someone, never a park, a street or a river: a name ending in a place word ("Lena
+ * Park", "Tom Rivers") that does one of these is a person whose surname is that word.
+ */
+export const PERSON_ONLY_AFTER = [
+  'told', 'thinks', 'thought', 'wants', 'wanted', 'asked', 'replied', 'texted', 'emailed', 'messaged', 'moved',
+  'lives', 'lived', 'flew', 'walked', 'joined', 'left', 'quit', 'married', 'studied', 'graduated', 'feels',
+  'felt', 'loves', 'loved', 'hates', 'prefers', 'met', 'visited', 'works', 'worked', 'is moving', 'was born',
+];
 export const COMPANY_CONTEXT_BEFORE = [
   'joined', 'join', 'works at', 'work at', 'working at', 'worked at', 'works for', 'work for', 'working for',
   'ceo of', 'cto of', 'cfo of', 'founder of', 'founded', 'acquired', 'acquire', 'acquisition of', 'partnership with',
