@@ -129,3 +129,31 @@ describe('abstention', () => {
     expect(answered.sources.map((source) => source.id)).toEqual([ids.sundae]);
   });
 });
+
+describe('a given name alone', () => {
+  let u: TestApp;
+
+  beforeAll(async () => {
+    u = await createTestApp();
+  });
+
+  afterAll(async () => {
+    await u.close();
+  });
+
+  it('asks about the one person whose full name starts with it, when the person known by it alone has no such fact', async () => {
+    const save = async (content: string) => {
+      const response = await u.request({ method: 'POST', url: '/v1/save', payload: { content } });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json<{ documentId: string }>().documentId;
+    };
+    const moved = await save('Lena Park moved from Seattle to Lisbon in March 2024 to join Oceanic Labs as a data engineer.');
+    await save("Remember: Lena's birthday is on 14 July. She loves sardines and fado music.");
+    await u.deps.knowledge.idle();
+    const response = await u.request({ method: 'POST', url: '/v1/ask', payload: { query: 'Where does Lena work?' } });
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json<AskJson>();
+    expect(body.answer).toBe('Oceanic Labs');
+    expect(body.sources.map((source) => source.id)).toEqual([moved]);
+  });
+});

@@ -131,6 +131,37 @@ describe('fact answers', () => {
     expect(await answer('?')).toEqual([]);
   });
 
+  it('a given name alone that answers nothing is the one person whose full name starts with it', async () => {
+    const lena = entity('e8', 'Lena', 'person');
+    const lenaPark = entity('e9', 'Lena Park', 'person');
+    const oceanic = entity('e10', 'Oceanic Labs', 'company');
+    const tomLee = entity('e11', 'Tom Lee', 'person');
+    const people = [sarah, tom, kofi, lena, lenaPark, tomLee];
+    const facts = [...FACTS, fact('f9', lenaPark, 'WORKS_AT', oceanic, { confidence: 0.8 })];
+    const withGivenNames: FactLookup = {
+      ...lookup,
+      async entitiesNamed(account, names) {
+        return [...(await lookup.entitiesNamed(account, names)), ...(names.some((name) => name.toLowerCase() === 'lena') ? [{ entity: lena, name: 'Lena' }] : [])];
+      },
+      async factsAbout(_account, ids) {
+        return facts.filter((f) => ids.includes(f.subjectId) || (f.objectId !== null && ids.includes(f.objectId)));
+      },
+      async entitiesByIds(_account, ids) {
+        return [...ENTITIES, lena, lenaPark, oceanic, tomLee].filter((e) => ids.includes(e.id));
+      },
+      async peopleByGivenName(_account, name) {
+        return people.filter((person) => person.name.split(' ').length > 1 && person.name.split(' ')[0]?.toLowerCase() === name.toLowerCase());
+      },
+    };
+    const ask = (question: string) => findFactAnswers(withGivenNames, 'acct', question, analyseQuestion(question));
+    // "Lena" is a person of her own with no such fact; Lena Park is the one Lena with a full name.
+    expect(await ask('Where does Lena work?')).toMatchObject([{ answer: 'Oceanic Labs', sourceId: 'mem_f9' }]);
+    // Two people called Tom by their full names: no guess.
+    expect(await ask('Where does Tom work?')).toEqual([]);
+    // Without the lookup, as before.
+    expect(await findFactAnswers({ ...withGivenNames, peopleByGivenName: undefined }, 'acct', 'Where does Lena work?', analyseQuestion('Where does Lena work?'))).toEqual([]);
+  });
+
   it('a failing knowledge store fails the lookup (the ask reports it, not a wrong answer)', async () => {
     const broken: FactLookup = { ...lookup, factsAbout: async () => Promise.reject(new Error('store down')) };
     await expect(findFactAnswers(broken, 'acct', 'Who is the CFO of Acme Corp?', analyseQuestion('Who is the CFO of Acme Corp?'))).rejects.toThrow('store down');

@@ -8,6 +8,8 @@ export interface FactLookup {
   entitiesNamed(accountId: string, names: readonly string[]): Promise<{ entity: EntityRecord; name: string }[]>;
   factsAbout(accountId: string, entityIds: readonly string[]): Promise<FactRecord[]>;
   entitiesByIds(accountId: string, ids: readonly string[]): Promise<EntityRecord[]>;
+  /** People whose full name starts with this given name ("Lena" -> "Lena Park"). */
+  peopleByGivenName?(accountId: string, name: string): Promise<EntityRecord[]>;
 }
 
 /** A fact that answers the question, with how well it matches and whether it leads the answer. */
@@ -59,7 +61,29 @@ function factDate(fact: FactRecord): string | undefined {
 export async function findFactAnswers(lookup: FactLookup, accountId: string, question: string, analysis: QuestionAnalysis): Promise<FactMatch[]> {
   if (analysis.names.length === 0) return [];
   const named = (await lookup.entitiesNamed(accountId, analysis.names)).filter(({ entity }) => entity.type !== 'date');
-  if (named.length === 0) return [];
+  const found = named.length > 0 ? await matchesFor(lookup, accountId, question, analysis, named) : [];
+  if (found.length > 0 || !lookup.peopleByGivenName) return found;
+  // A given name alone that no fact of the asked kind answers for: the one person whose full name starts
+  // with it ("Where does Lena work?" after "Lena Park moved to Lisbon to join Oceanic Labs"). Read here,
+  // not merged when saved: a bare "Sara" in a chat was the speaker's daughter, not the Sara Bareilles a
+  // song was by (LoCoMo), and the answer's statement names the person it is about.
+  const known = new Set(named.map(({ entity }) => entity.id));
+  const byGivenName: { entity: EntityRecord; name: string }[] = [];
+  for (const name of analysis.names) {
+    if (/\s/.test(name.trim())) continue;
+    const people = (await lookup.peopleByGivenName(accountId, name)).filter((entity) => !known.has(entity.id));
+    if (people.length === 1) byGivenName.push({ entity: people[0] as EntityRecord, name });
+  }
+  return byGivenName.length > 0 ? matchesFor(lookup, accountId, question, analysis, byGivenName) : [];
+}
+
+async function matchesFor(
+  lookup: FactLookup,
+  accountId: string,
+  question: string,
+  analysis: QuestionAnalysis,
+  named: readonly { entity: EntityRecord; name: string }[],
+): Promise<FactMatch[]> {
   const namedIds = new Set(named.map(({ entity }) => entity.id));
   const facts = await lookup.factsAbout(accountId, [...namedIds]);
   if (facts.length === 0) return [];

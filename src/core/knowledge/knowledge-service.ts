@@ -748,6 +748,17 @@ export class KnowledgeService implements KnowledgeHooks {
     return out;
   }
 
+  /** People whose full name (two words or more) starts with this given name: "Lena" finds "Lena Park". */
+  async peopleByGivenName(accountId: string, name: string): Promise<EntityRecord[]> {
+    const word = core(name, 'person');
+    if (!word || word.includes(' ')) return [];
+    const found = await this.store(accountId).entitiesByKeys([`t:${word}`]);
+    return found.filter((entity) => {
+      const parts = core(entity.name, 'person').split(' ');
+      return entity.type === 'person' && parts.length >= 2 && parts[0] === word;
+    });
+  }
+
   /** Facts whose subject or object is one of these entities, superseded ones included (ask picks by tense). */
   async factsAbout(accountId: string, entityIds: readonly string[], limit = 200): Promise<FactRecord[]> {
     if (entityIds.length === 0) return [];
