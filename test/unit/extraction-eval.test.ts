@@ -60,6 +60,9 @@ describe('built-in extractor on the labelled evaluation set', () => {
     expect(await typeOf('Lena Park moved from Seattle to Lisbon in March 2024 to join Oceanic Labs as a data engineer.', 'Lena Park')).toBe('person');
     expect(await worksAt('Lena Park moved from Seattle to Lisbon in March 2024 to join Oceanic Labs as a data engineer.')).toEqual(['Lena Park -> Oceanic Labs']);
     expect(await worksAt('Sam Okoro left Google to join Meta last year.')).toEqual(['Sam Okoro -> Meta']);
+    // Where someone moved from one place to another, they live in the second.
+    const moved = await extract('Omar Haddad relocated from Cairo to Dubai last spring.');
+    expect(moved.facts.filter((fact) => fact.predicate === 'LIVES_IN').map((fact) => fact.object)).toEqual(['Dubai']);
     // Places stay places: nothing they do here is a person's, or the first word is a place word too.
     expect(await typeOf('Victoria Park is lovely in spring.', 'Victoria Park')).toBe('location');
     expect(await typeOf('The meeting moved from Union Square to Bryant Park because of the rain.', 'Bryant Park')).toBe('location');

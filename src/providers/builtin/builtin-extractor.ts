@@ -978,7 +978,8 @@ function patterns(a: Entity, b: Entity, between: string, after: string, sentence
       fact(a, b, 'LIVES_IN', 'attribute', 0.85, `${a.name} lives in ${b.name}`, 'LOCATED_IN');
       return out;
     }
-    if (a.type === 'person' && /^\s*(?:has\s+|just\s+|recently\s+|finally\s+|will\s+|is\s+)?(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?to\s+(?:the\s+)?$/.test(between)) {
+    if (a.type === 'person' && /^\s*(?:has\s+|just\s+|recently\s+|finally\s+|will\s+|is\s+)?(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?(?:from\s+(?:the\s+)?⟨location⟩\s+)?to\s+(?:the\s+)?$/.test(between)) {
+      // "moved to Lisbon", "moved from Seattle to Lisbon": where they live now is where they moved to.
       fact(a, b, 'LIVES_IN', 'attribute', 0.8, `${a.name} lives in ${b.name}`, 'LOCATED_IN', changeDate ?? dates[0]?.iso);
       return out;
     }
