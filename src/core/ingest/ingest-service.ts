@@ -32,8 +32,9 @@ const FILE_BATCHES_AT_ONCE = 2;
  * such batches (two at once: the next one's models work while the last one commits). What a batch costs
  * beyond the models is mostly per commit and per query (LanceDB writes a fragment and a manifest per commit,
  * and the knowledge batch reads the entities, facts and edges it touches once), so larger batches spend
- * less of the two cores on storage per item (128 against 64: bench/README.md, "Batches of 128"); while requests run, the pace still hands a batch out in pieces
- * of at most its yielding size (DEFAULT_PACE.yielding), so what people wait on is unchanged.
+ * less of the two cores on storage per item (128 against 64: bench/README.md, "Batches of 128"); while
+ * requests run, the pace still hands a batch out in pieces of at most its yielding size
+ * (DEFAULT_PACE.yielding), so what people wait on is unchanged.
  */
 const TEXT_BATCH = 128;
 /**
