@@ -173,7 +173,7 @@ _mem() {
       'mem facts') words='--entity --category --confidence --history --limit --offset --version --json --quiet --host --start --help' ;;
       'mem graph') words='--entity --type --depth --limit --version --json --quiet --host --start --help' ;;
       'mem enrich') words='--all-turbo --version --json --quiet --host --start --help' ;;
-      'mem extract') words='--retry-failed --version --json --quiet --host --start --help' ;;
+      'mem extract') words='--retry-failed --rerun --all --version --json --quiet --host --start --help' ;;
       'mem reindex') words='--all --no-wait --version --json --quiet --host --start --help' ;;
       'mem mcp') words='--version --json --quiet --host --start --help' ;;
       'mem completion') words='--version --json --quiet --host --start --help' ;;

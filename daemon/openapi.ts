@@ -33,6 +33,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/memory/:id/enrich': 'enrichMemory',
   'POST /v1/enrich': 'enrichTurboMemories',
   'POST /v1/extract/retry': 'retryExtractions',
+  'POST /v1/extract/rerun': 'rerunExtractions',
   'POST /v1/ask': 'askMemories',
   'POST /v1/remind': 'remind',
   'POST /v1/turbo/save': 'turboSaveMemory',

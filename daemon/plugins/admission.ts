@@ -22,6 +22,7 @@ const LANE_OF: Readonly<Record<string, Lane>> = {
   'POST /v1/memory/:id/enrich': 'write',
   'POST /v1/enrich': 'write',
   'POST /v1/extract/retry': 'write',
+  'POST /v1/extract/rerun': 'write',
   'POST /v1/reindex': 'write',
   'POST /v1/ingest': 'bulk',
   'POST /v1/import': 'bulk',

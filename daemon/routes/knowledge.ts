@@ -7,6 +7,8 @@ import {
   EnrichAllResponse,
   EnrichResponse,
   ExtractionStatusResponse,
+  ExtractRerunBody,
+  ExtractRerunResponse,
   ExtractRetryResponse,
   FactsQuery,
   FactsResponse,
@@ -191,6 +193,37 @@ export function knowledgeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           success: true as const,
           message: memoryIds.length === 0 ? 'No failed extractions.' : `Retrying ${memoryIds.length} extraction(s).`,
           retried: memoryIds.length,
+          memoryIds,
+        };
+      },
+    );
+
+    app.post(
+      '/v1/extract/rerun',
+      {
+        schema: {
+          summary: 'Extract memories again with the current model',
+          description:
+            'Addition: runs extraction again, in the background, for every memory another extraction model extracted (after switching models), or with `all` for every standard memory. What they contributed to entities, facts and relationships is replaced. Counts as one request per memory it re-processes.',
+          tags: ['knowledge'],
+          body: ExtractRerunBody,
+          response: { 200: ExtractRerunResponse, 403: ErrorBody },
+        },
+      },
+      async (request) => {
+        const context = requireWrite(request.auth);
+        const memoryIds = await deps.knowledge.rerun(context.tenant, { all: request.body.all });
+        // As enrich: re-processing content counts as additional usage (one request per memory).
+        if (memoryIds.length > 1) await deps.accounts.chargeExtra(context, '/v1/extract/rerun (per memory)', memoryIds.length - 1);
+        return {
+          success: true as const,
+          message:
+            memoryIds.length === 0
+              ? request.body.all
+                ? 'No extracted memories.'
+                : 'Every memory was extracted by the current model.'
+              : `Extracting ${memoryIds.length} memor${memoryIds.length === 1 ? 'y' : 'ies'} again in the background.`,
+          queued: memoryIds.length,
           memoryIds,
         };
       },

@@ -50,6 +50,7 @@ export function systemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
           ollama: { host: deps.runtime.ollamaHost, reachable: ollama.reachable, models: ollama.models },
           vectors: { missing },
+          extraction: { model: deps.knowledge.extractionModel, queued: deps.knowledge.queuedExtractions(tenant) },
           load: deps.load.report(),
           storage: { ...deps.runtime.storage, readMs: Math.round(readMs * 10) / 10 },
         };

@@ -636,6 +636,13 @@ export const StatusResponse = z.object({
   }),
   ollama: z.object({ host: z.string(), reachable: z.boolean(), models: z.array(z.string()) }),
   vectors: z.object({ missing: z.number().describe('Memories without vectors in the current embedding space') }),
+  extraction: z
+    .object({
+      model: z.string().describe('The extraction model new saves use'),
+      queued: z.number().describe("This account's extractions waiting or running in the background (saves with Ollama, retries, `mem extract --rerun`)"),
+    })
+    .optional()
+    .describe('Entity and fact extraction (addition)'),
   load: LoadStatus.optional()
     .describe('How busy the daemon is over the last few seconds (addition): where the time goes under load.'),
   storage: z
@@ -942,6 +949,21 @@ export const ExtractRetryResponse = z.object({
   memoryIds: z.array(z.string()),
 });
 export type ExtractRetryResponse = z.infer<typeof ExtractRetryResponse>;
+
+export const ExtractRerunBody = z
+  .object({
+    all: z.boolean().default(false).describe('Every standard memory, not only those another extraction model extracted.'),
+  })
+  .strict();
+export type ExtractRerunBody = z.input<typeof ExtractRerunBody>;
+
+export const ExtractRerunResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  queued: z.number(),
+  memoryIds: z.array(z.string()),
+});
+export type ExtractRerunResponse = z.infer<typeof ExtractRerunResponse>;
 
 // ---- folder watch (addition) ----------------------------------------------------------------------------
 

@@ -441,6 +441,11 @@ export class MemClient {
     return this.request('ExtractRetryResponse', 'POST', '/v1/extract/retry', {});
   }
 
+  /** Extracts again the memories another model extracted, or every one with `all` (in the background). */
+  rerunExtractions(all = false) {
+    return this.request('ExtractRerunResponse', 'POST', '/v1/extract/rerun', { all });
+  }
+
   // ---- account ---------------------------------------------------------------------------------------
 
   usage(params: UsageQuery = {}) {

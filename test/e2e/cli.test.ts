@@ -314,6 +314,13 @@ describe('mem CLI against a real daemon', () => {
     const retry = await mem(['extract', '--retry-failed'], env);
     expect(retry.exitCode).toBe(0);
     expect(retry.stdout).toContain('No failed extractions.');
+    // Every memory was extracted by the current model; --all takes them all again.
+    expect((await mem(['extract', '--rerun'], env)).stdout).toContain('Every memory was extracted by the current model.');
+    const rerun = await mem(['extract', '--rerun', '--all', '--json'], env);
+    expect(json(rerun)).toMatchObject({ queued: expect.any(Number), memoryIds: expect.arrayContaining([id]) });
+    const lonely = await mem(['extract', '--all'], env);
+    expect(lonely.exitCode).toBe(2);
+    expect(lonely.stderr).toContain('--all goes with --rerun');
     for (const command of ['entities', 'facts', 'graph', 'extract']) {
       expect((await mem([command, '--help'], env)).stdout).toContain('Examples:');
     }

@@ -104,6 +104,7 @@ const VALID: Record<string, () => Promise<Request>> = {
   enrichMemory: async () => ({ params: { id: await newMemory() } }),
   enrichTurboMemories: async () => ({ body: { allTurbo: true } }),
   retryExtractions: async () => ({}),
+  rerunExtractions: async () => ({ body: { all: false } }),
   askMemories: async () => ({ body: { query: 'Who did I meet about the roadmap?' } }),
   remind: async () => ({ body: { context: 'Preparing the quarterly roadmap review' } }),
   turboSaveMemory: async () => ({ body: { content: 'A turbo note.' } }),

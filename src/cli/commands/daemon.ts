@@ -176,6 +176,9 @@ async function statusAction(command: Command): Promise<void> {
         ['uptime', formatUptime(status.uptimeSeconds)],
         ['memories', String(status.memoryCount) + (status.vectors.missing ? style.yellow(` (${status.vectors.missing} need \`mem reindex\`)`) : '')],
         ['embedder', `${status.models.embedding.model} (${status.models.embedding.dimension}-d)`],
+        ...(status.extraction
+          ? [['extractor', `${status.extraction.model}${status.extraction.queued ? style.yellow(`, ${status.extraction.queued} extraction${status.extraction.queued === 1 ? '' : 's'} queued`) : ''}`] as [string, string]]
+          : []),
         ['ollama', `${status.ollama.host} ${status.ollama.reachable ? style.green('reachable') : style.dim('not reachable')}`],
         ['data', status.dataDir],
         ...(status.load ? loadRows(status.load) : []),

@@ -217,21 +217,33 @@ Examples:
 
   program
     .command('extract')
-    .description('Extraction status of a memory, or retry the extractions that failed')
+    .description('Extraction status of a memory, retry the extractions that failed, or extract again with the current model')
     .addArgument(daemonArgument('[id]', 'memory id: show its extraction status', 'memories'))
     .option('--retry-failed', 'run extraction again for every memory whose extraction failed')
+    .option('--rerun', 'extract again, in the background, every memory another extraction model extracted (after switching models)')
+    .option('--all', 'with --rerun: every standard memory, with the current model')
     .addHelpText(
       'after',
       `
 Examples:
   $ mem extract mem_01JD3V6Q8X4Z5C2B7N9M0K1H2G
-  $ mem extract --retry-failed`,
+  $ mem extract --retry-failed
+  $ mem extract --rerun          # after switching the extraction model
+  $ mem extract --rerun --all    # every memory, e.g. after an upgrade of the built-in extractor`,
     )
-    .action(async (id: string | undefined, options: { retryFailed?: boolean }, command: Command) => {
-      if (!options.retryFailed && id === undefined) {
-        throw new MemError('VALIDATION_ERROR', 'Give a memory id, or --retry-failed.', { hint: 'mem extract --retry-failed' });
+    .action(async (id: string | undefined, options: { retryFailed?: boolean; rerun?: boolean; all?: boolean }, command: Command) => {
+      if (options.all && !options.rerun) {
+        throw new MemError('VALIDATION_ERROR', '--all goes with --rerun.', { hint: 'mem extract --rerun --all' });
+      }
+      if (!options.retryFailed && !options.rerun && id === undefined) {
+        throw new MemError('VALIDATION_ERROR', 'Give a memory id, --retry-failed or --rerun.', { hint: 'mem extract --retry-failed' });
       }
       const { client, output } = await clientFor(command);
+      if (options.rerun) {
+        const response = await client.rerunExtractions(options.all === true);
+        output.result(response, () => (response.queued > 0 ? `${response.message}\nFollow it with: mem status` : response.message));
+        return;
+      }
       if (options.retryFailed) {
         const response = await client.retryExtractions();
         output.result(response, () => response.message);

@@ -1,5 +1,5 @@
 import { MemError } from '../../errors.js';
-import { currentPriority } from '../scheduling/priority.js';
+import { currentPriority, inBackground } from '../scheduling/priority.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { EntityType, Extraction, Extractor, FactCategory } from '../../providers/spec.js';
 import { ulid } from '../ids.js';
@@ -225,6 +225,26 @@ export class KnowledgeService implements KnowledgeHooks {
     return ids;
   }
 
+  /**
+   * Runs extraction again, in the background, for the memories whose extraction another model made (after
+   * switching to Ollama, or to another model), or with `all` for every standard memory: what they
+   * contributed is replaced by what the current extractor finds. Memories whose extraction is pending or
+   * running are left to it. Returns their ids.
+   */
+  async rerun(accountId: string, options: { readonly all: boolean }): Promise<string[]> {
+    const store = this.store(accountId);
+    const done = await store.statusesIn(['completed', 'failed']);
+    const chosen = done.filter((record) => options.all || record.model !== this.deps.extractor.modelId).sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1));
+    if (chosen.length === 0) return [];
+    // Pending first (one commit), so a restart meanwhile resumes them (resume()).
+    await store.putStatuses(chosen.map((record) => ({ ...record, status: 'pending' as const, error: null, updatedAt: this.now() })));
+    // Background work: requests' own extractions and embeddings go first.
+    await inBackground(async () => {
+      for (const record of chosen) this.schedule(accountId, record.memoryId, record.attempts + 1);
+    });
+    return chosen.map((record) => record.memoryId);
+  }
+
   /** Re-queues extractions a previous daemon accepted but did not finish. */
   async resume(accountIds: readonly string[]): Promise<number> {
     let resumed = 0;
@@ -236,6 +256,18 @@ export class KnowledgeService implements KnowledgeHooks {
       }
     }
     return resumed;
+  }
+
+  /** The extraction model new saves use (the model an extraction status records). */
+  get extractionModel(): string {
+    return this.deps.extractor.modelId;
+  }
+
+  /** This account's extractions waiting or running in this daemon's background queue. */
+  queuedExtractions(accountId: string): number {
+    let queued = 0;
+    for (const key of this.scheduled.keys()) if (key.startsWith(`${accountId}:`)) queued++;
+    return queued;
   }
 
   /** Resolves when no background extraction is queued or running (tests, shutdown). */
