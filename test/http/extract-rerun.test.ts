@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Extractor } from '../../src/providers/spec.js';
 import type { EntitiesResponse, ExtractRerunResponse, StatusResponse } from '../../src/api/contract.js';
 import { closeTestEmbedder, createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -57,11 +58,21 @@ describe('extracting again with the current model', () => {
     expect(await status(ids[0] as string)).toEqual(untouched);
   });
 
-  it('with all, every standard memory; the status shows the model and nothing queued once done', async () => {
-    const response = await rerun({ all: true });
-    expect(response.queued).toBe(3);
-    expect([...response.memoryIds].sort()).toEqual([...ids].sort());
-    await t.deps.knowledge.idle();
+  it('with all, every standard memory, as background work; the status shows the model and nothing queued once done', async () => {
+    // The service's extractor (private to it): what priority each extraction asks for.
+    const extractor = (t.deps.knowledge as unknown as { deps: { extractor: Extractor } }).deps.extractor;
+    const extract = vi.spyOn(extractor, 'extract');
+    try {
+      const response = await rerun({ all: true });
+      expect(response.queued).toBe(3);
+      expect([...response.memoryIds].sort()).toEqual([...ids].sort());
+      await t.deps.knowledge.idle();
+      // Requests' own extractions and embeddings go first (the extraction thread and embedder take
+      // interactive work before background work).
+      expect(extract.mock.calls.map(([request]) => request.priority)).toEqual(['background', 'background', 'background']);
+    } finally {
+      extract.mockRestore();
+    }
     const body = (await t.request({ method: 'GET', url: '/v1/status' })).json<StatusResponse>();
     expect(body.extraction).toEqual({ model: 'builtin/rules-v1', queued: 0 });
     for (const id of ids) expect(await status(id)).toMatchObject({ status: 'completed' });

@@ -239,9 +239,7 @@ export class KnowledgeService implements KnowledgeHooks {
     // Pending first (one commit), so a restart meanwhile resumes them (resume()).
     await store.putStatuses(chosen.map((record) => ({ ...record, status: 'pending' as const, error: null, updatedAt: this.now() })));
     // Background work: requests' own extractions and embeddings go first.
-    await inBackground(async () => {
-      for (const record of chosen) this.schedule(accountId, record.memoryId, record.attempts + 1);
-    });
+    for (const record of chosen) this.schedule(accountId, record.memoryId, record.attempts + 1, { background: true });
     return chosen.map((record) => record.memoryId);
   }
 
@@ -279,10 +277,14 @@ export class KnowledgeService implements KnowledgeHooks {
     return { memoryId, status, error, model: this.deps.extractor.modelId, attempts, updatedAt: this.now(), ...counts };
   }
 
-  private schedule(accountId: string, memoryId: string, attempts: number): void {
+  /**
+   * `background`: the extraction runs at background priority (set inside the task: the queue starts a
+   * waiting task from whichever task finished before it, so the caller's priority would not carry).
+   */
+  private schedule(accountId: string, memoryId: string, attempts: number, options: { readonly background?: boolean } = {}): void {
     const key = `${accountId}:${memoryId}`;
     this.scheduled.set(key, (this.scheduled.get(key) ?? 0) + 1);
-    this.deps.queue.add(async (queueSignal) => {
+    const task = async (queueSignal: AbortSignal): Promise<void> => {
       try {
         if (queueSignal.aborted) return;
         const { leases } = this.deps;
@@ -302,7 +304,8 @@ export class KnowledgeService implements KnowledgeHooks {
         if (left > 0) this.scheduled.set(key, left);
         else this.scheduled.delete(key);
       }
-    });
+    };
+    this.deps.queue.add((queueSignal) => (options.background ? inBackground(() => task(queueSignal)) : task(queueSignal)));
   }
 
   /** Extracts and applies; records completed or failed (with the reason). Never throws. */
