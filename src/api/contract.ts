@@ -868,7 +868,7 @@ export const Fact = z.object({
   source: z.object({ documentId: z.string(), excerpt: z.string() }),
   extractedAt: z.string(),
   validFrom: z.string().nullable().describe('Addition: when the fact became true, when the text says so.'),
-  validTo: z.string().nullable().describe('Addition: when a later contradicting fact superseded it; null while current.'),
+  validTo: z.string().nullable().describe('Addition: when a later contradicting fact superseded it (a day still to come: the fact holds until then); null while no later fact contradicts it.'),
   supersededBy: z.string().nullable().describe('Addition: id of the superseding fact.'),
   supportingDocuments: z.array(z.string()).describe('Addition: every memory stating the fact.'),
 });

@@ -99,7 +99,17 @@ export function factsText(response: FactsResponse): string {
   return [
     `${response.facts.length} of ${total} facts:`,
     ...response.facts.map((fact) => {
-      const validity = fact.validTo ? `no longer true since ${day(fact.validTo)}` : fact.validFrom ? `true since ${day(fact.validFrom)}` : 'current';
+      // A date still to come: true until then, or not true yet.
+      const now = Date.now();
+      const validity = fact.validTo
+        ? Date.parse(fact.validTo) > now
+          ? `true until ${day(fact.validTo)}`
+          : `no longer true since ${day(fact.validTo)}`
+        : fact.validFrom
+          ? Date.parse(fact.validFrom) > now
+            ? `true from ${day(fact.validFrom)}`
+            : `true since ${day(fact.validFrom)}`
+          : 'current';
       return `- ${fact.subject} ${fact.predicate} ${fact.object} (${fact.category}, confidence ${fact.confidence.toFixed(2)}, ${validity}) from ${fact.source.documentId}: "${excerpt(fact.source.excerpt, 200)}"`;
     }),
   ].join('\n');

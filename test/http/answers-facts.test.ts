@@ -156,4 +156,22 @@ describe('a given name alone', () => {
     expect(body.answer).toBe('Oceanic Labs');
     expect(body.sources.map((source) => source.id)).toEqual([moved]);
   });
+
+  it('a move still to come: where someone lives stays current until then, in the facts list and in ask', async () => {
+    for (const content of ['Ana Silva lives in Lisbon.', 'Ana Silva is moving to Oslo next year.']) {
+      const response = await u.request({ method: 'POST', url: '/v1/save', payload: { content } });
+      expect(response.statusCode, response.body).toBe(201);
+    }
+    await u.deps.knowledge.idle();
+    const listed = (await u.request({ method: 'GET', url: '/v1/facts?entity=Ana%20Silva' })).json<{
+      facts: { object: string; validFrom: string | null; validTo: string | null; supersededBy: string | null }[];
+    }>().facts;
+    const lisbon = listed.find((fact) => fact.object === 'Lisbon');
+    // Superseded from next year on: still listed among the current facts, with the day it ends.
+    expect(lisbon).toMatchObject({ supersededBy: expect.stringMatching(/^fact_/) });
+    expect(Date.parse(lisbon?.validTo ?? '')).toBeGreaterThan(Date.now());
+    expect(listed.find((fact) => fact.object === 'Oslo')?.validFrom).toBeDefined();
+    const response = await u.request({ method: 'POST', url: '/v1/ask', payload: { query: 'Where does Ana Silva live?' } });
+    expect(response.json<AskJson>().answer).toBe('Lisbon');
+  });
 });

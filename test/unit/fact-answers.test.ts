@@ -131,6 +131,36 @@ describe('fact answers', () => {
     expect(await answer('?')).toEqual([]);
   });
 
+  it('validity is read as of now: a move still to come leaves the current fact current, and answers only "when"', async () => {
+    const ana = entity('e20', 'Ana Silva', 'person');
+    const lisbon = entity('e21', 'Lisbon', 'location');
+    const oslo = entity('e22', 'Oslo', 'location');
+    const moveOn = Date.UTC(2027, 0, 1);
+    const facts = [
+      fact('f20', ana, 'LIVES_IN', lisbon, { confidence: 0.85, validTo: moveOn, supersededBy: 'f21' }),
+      fact('f21', ana, 'LIVES_IN', oslo, { confidence: 0.8, validFrom: moveOn, source: { documentId: 'mem_f21', excerpt: 'Ana Silva is moving to Oslo in January 2027.' } }),
+    ];
+    const moving: FactLookup = {
+      async entitiesNamed(_account, names) {
+        return names.some((name) => name.toLowerCase() === 'ana silva') ? [{ entity: ana, name: 'Ana Silva' }] : [];
+      },
+      async factsAbout() {
+        return facts;
+      },
+      async entitiesByIds(_account, ids) {
+        return [ana, lisbon, oslo].filter((e) => ids.includes(e.id));
+      },
+    };
+    const ask = (question: string, now: number) => findFactAnswers(moving, 'acct', question, analyseQuestion(question), now);
+    const before = Date.UTC(2026, 10, 29);
+    expect((await ask('Where does Ana Silva live?', before)).map((f) => f.answer)).toEqual(['Lisbon']);
+    expect((await ask('When does Ana Silva move to Oslo?', before))[0]).toMatchObject({ answer: 'January 2027' });
+    // Once the day has come, the later fact is the current one and the earlier one answers only the past.
+    const after = Date.UTC(2027, 1, 1);
+    expect((await ask('Where does Ana Silva live?', after)).map((f) => f.answer)).toEqual(['Oslo']);
+    expect((await ask('Where did Ana Silva live before?', after))[0]).toMatchObject({ answer: 'Lisbon' });
+  });
+
   it('a given name alone that answers nothing is the one person whose full name starts with it', async () => {
     const lena = entity('e8', 'Lena', 'person');
     const lenaPark = entity('e9', 'Lena Park', 'person');

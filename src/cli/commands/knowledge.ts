@@ -58,7 +58,11 @@ function renderFacts(response: FactsResponse): string {
     truncate(fact.object, 24),
     fact.category,
     fact.confidence.toFixed(2),
-    fact.validTo ? `until ${fact.validTo.slice(0, 10)}` : fact.validFrom ? `since ${fact.validFrom.slice(0, 10)}` : 'current',
+    fact.validTo
+      ? `until ${fact.validTo.slice(0, 10)}`
+      : fact.validFrom
+        ? `${Date.parse(fact.validFrom) > Date.now() ? 'from' : 'since'} ${fact.validFrom.slice(0, 10)}`
+        : 'current',
   ]);
   // The excerpt (the sentence that states the fact) gets whatever width the other columns leave.
   const used = header.slice(0, -1).reduce((sum, title, i) => sum + 2 + Math.max(title.length, ...cells.map((row) => row[i]?.length ?? 0)), 0);

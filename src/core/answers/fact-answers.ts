@@ -56,12 +56,20 @@ function factDate(fact: FactRecord): string | undefined {
  * Facts of the knowledge graph that answer a question: one of its sides is an entity the question names
  * (through names and aliases), its predicate is a relation the question asks about, and the other side is
  * of the type asked (a person for "who"...). "When" questions take the fact's date. Superseded facts answer
- * only questions about the past, and lead only when the question asks for an earlier state.
+ * only questions about the past, and lead only when the question asks for an earlier state. Validity is
+ * read as of `now`: a fact superseded from a date still to come is current until then, and a fact that
+ * becomes true later ("is moving to Oslo next year") answers only "when".
  */
-export async function findFactAnswers(lookup: FactLookup, accountId: string, question: string, analysis: QuestionAnalysis): Promise<FactMatch[]> {
+export async function findFactAnswers(
+  lookup: FactLookup,
+  accountId: string,
+  question: string,
+  analysis: QuestionAnalysis,
+  now: number = Date.now(),
+): Promise<FactMatch[]> {
   if (analysis.names.length === 0) return [];
   const named = (await lookup.entitiesNamed(accountId, analysis.names)).filter(({ entity }) => entity.type !== 'date');
-  const found = named.length > 0 ? await matchesFor(lookup, accountId, question, analysis, named) : [];
+  const found = named.length > 0 ? await matchesFor(lookup, accountId, question, analysis, named, now) : [];
   if (found.length > 0 || !lookup.peopleByGivenName) return found;
   // A given name alone that no fact of the asked kind answers for: the one person whose full name starts
   // with it ("Where does Lena work?" after "Lena Park moved to Lisbon to join Oceanic Labs"). Read here,
@@ -74,7 +82,7 @@ export async function findFactAnswers(lookup: FactLookup, accountId: string, que
     const people = (await lookup.peopleByGivenName(accountId, name)).filter((entity) => !known.has(entity.id));
     if (people.length === 1) byGivenName.push({ entity: people[0] as EntityRecord, name });
   }
-  return byGivenName.length > 0 ? matchesFor(lookup, accountId, question, analysis, byGivenName) : [];
+  return byGivenName.length > 0 ? matchesFor(lookup, accountId, question, analysis, byGivenName, now) : [];
 }
 
 async function matchesFor(
@@ -83,12 +91,17 @@ async function matchesFor(
   question: string,
   analysis: QuestionAnalysis,
   named: readonly { entity: EntityRecord; name: string }[],
+  now: number,
 ): Promise<FactMatch[]> {
   const namedIds = new Set(named.map(({ entity }) => entity.id));
   const facts = await lookup.factsAbout(accountId, [...namedIds]);
   if (facts.length === 0) return [];
   const relations = new Set([...analysis.relations, ...relationsOf(question, [...new Set(facts.map((fact) => fact.predicate))])]);
-  const candidates = facts.filter((fact) => relations.has(fact.predicate) && (fact.validTo === null || analysis.past));
+  const ended = (fact: FactRecord) => fact.validTo !== null && fact.validTo <= now;
+  const begun = (fact: FactRecord) => fact.validFrom === null || fact.validFrom <= now;
+  const candidates = facts.filter(
+    (fact) => relations.has(fact.predicate) && (begun(fact) || analysis.type === 'date') && (!ended(fact) || analysis.past),
+  );
   if (candidates.length === 0) return [];
 
   const otherIds = [...new Set(candidates.flatMap((fact) => [fact.subjectId, fact.objectId]).filter((id): id is string => id !== null && !namedIds.has(id)))];
@@ -115,7 +128,7 @@ async function matchesFor(
       group = `${fact.predicate}|${missing}|${subjectNamed ? fact.subjectId : fact.objectId}`;
     }
     if (!answer) continue;
-    const superseded = fact.validTo !== null;
+    const superseded = ended(fact);
     // The question's tense orders current and superseded facts; the extractor's confidence orders the rest.
     const tense = superseded ? (analysis.earlier ? 1.1 : 0.9) : analysis.earlier ? 0.9 : 1;
     matches.push({
@@ -124,7 +137,8 @@ async function matchesFor(
       confidence: fact.confidence,
       sourceId: fact.source.documentId,
       ...(fact.validFrom !== null ? { validFrom: isoDay(fact.validFrom) } : {}),
-      ...(superseded ? { validTo: isoDay(fact.validTo) } : {}),
+      // Also a date still to come: "until" it, the fact holds.
+      ...(fact.validTo !== null ? { validTo: isoDay(fact.validTo) } : {}),
       score: fact.confidence * tense,
       primary: false,
       group: `${superseded ? 'past' : 'now'}|${group}`,

@@ -815,6 +815,7 @@ export class KnowledgeService implements KnowledgeHooks {
       category: input.category,
       minConfidence: input.confidence,
       includeSuperseded: input.includeSuperseded,
+      asOf: this.now(),
       limit: input.limit,
       offset: input.offset,
     });

@@ -161,6 +161,11 @@ export interface FactListRequest {
   readonly category?: FactCategory | undefined;
   readonly minConfidence?: number | undefined;
   readonly includeSuperseded: boolean;
+  /**
+   * Without superseded facts: as of when. A fact a later one supersedes from a date still to come ("is
+   * moving to Oslo next year") is current until then. Without it, any superseded fact is left out.
+   */
+  readonly asOf?: number | undefined;
   readonly limit: number;
   readonly offset: number;
 }

@@ -50,7 +50,14 @@ export function answerPrompt(request: AnswerRequest): string {
   // can answer from a fact and cite its memory as it cites a passage.
   const facts = (request.facts ?? []).map((fact) => {
     const index = request.sources.findIndex((source) => source.id === fact.sourceId);
-    const validity = [fact.validFrom ? `since ${fact.validFrom}` : '', fact.validTo ? `until ${fact.validTo}, no longer true` : ''].filter(Boolean).join(', ');
+    // Dates are days (YYYY-MM-DD), compared as text with today's.
+    const today = new Date().toISOString().slice(0, 10);
+    const validity = [
+      fact.validFrom ? (fact.validFrom > today ? `from ${fact.validFrom}, not yet true` : `since ${fact.validFrom}`) : '',
+      fact.validTo ? (fact.validTo > today ? `until ${fact.validTo}` : `until ${fact.validTo}, no longer true`) : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     return `- ${fact.statement} (confidence ${fact.confidence.toFixed(2)}${validity ? `, ${validity}` : ''}${index >= 0 ? `, from [${index + 1}]` : ''})`;
   });
   const known = facts.length > 0 ? `Known facts:\n${facts.join('\n')}\n\n` : '';

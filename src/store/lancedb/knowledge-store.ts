@@ -379,7 +379,7 @@ export class LanceKnowledgeStore implements KnowledgeStore {
       request.entityIds !== undefined ? arrayHasAny('entity_ids', request.entityIds) : undefined,
       request.category !== undefined ? eq('category', request.category) : undefined,
       request.minConfidence !== undefined ? gte('confidence', request.minConfidence) : undefined,
-      request.includeSuperseded ? undefined : isNull('valid_to'),
+      request.includeSuperseded ? undefined : request.asOf !== undefined ? or(isNull('valid_to'), gt('valid_to', request.asOf)) : isNull('valid_to'),
     );
     const table = this.tables.facts.table;
     const [total, rows] = await Promise.all([
