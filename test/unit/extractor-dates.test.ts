@@ -18,4 +18,11 @@ describe('fact dates without a year', () => {
     expect(await since('Lena Vogel will move to Porto in March.')).toEqual(['Lena Vogel LIVES_IN Porto 2027-03-01']);
     expect(await since('Kofi Mensah joined Brightline in September 2027.')).toEqual(['Kofi Mensah WORKS_AT Brightline 2027-09-01']);
   });
+
+  it('a move still to come without its day is a plan, not where someone lives', async () => {
+    expect(await since('Lena Vogel will move to Porto.')).toEqual([]);
+    expect(await since('Lena Vogel is moving to Porto.')).toEqual([]);
+    expect(await since('Lena Vogel is moving to Porto next year.')).toEqual(['Lena Vogel LIVES_IN Porto 2027-01-01']);
+    expect(await since('Lena Vogel moved to Porto.')).toEqual(['Lena Vogel LIVES_IN Porto undefined']);
+  });
 });

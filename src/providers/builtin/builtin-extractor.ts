@@ -979,7 +979,11 @@ function patterns(a: Entity, b: Entity, between: string, after: string, sentence
       return out;
     }
     if (a.type === 'person' && /^\s*(?:has\s+|just\s+|recently\s+|finally\s+|will\s+|is\s+)?(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?(?:from\s+(?:the\s+)?⟨location⟩\s+)?to\s+(?:the\s+)?$/.test(between)) {
-      // "moved to Lisbon", "moved from Seattle to Lisbon": where they live now is where they moved to.
+      // "moved to Lisbon", "moved from Seattle to Lisbon": where they live now is where they moved to. A move
+      // still to come ("will move to", "is moving to") is a fact only with its day: validity is read from it
+      // ("is moving to Oslo next year" holds from then); without one it is a plan, not where they live.
+      const planned = /\b(?:will\s+|is\s+)?(?:moving|relocating)\b|\bwill\s+(?:move|relocate)\b/.test(between);
+      if (planned && changeDate === undefined && dates.length === 0) return out;
       fact(a, b, 'LIVES_IN', 'attribute', 0.8, `${a.name} lives in ${b.name}`, 'LOCATED_IN', changeDate ?? dates[0]?.iso);
       return out;
     }
