@@ -161,6 +161,24 @@ describe('fact answers', () => {
     expect((await ask('Where did Ana Silva live before?', after))[0]).toMatchObject({ answer: 'Lisbon' });
   });
 
+  it('"next year" and "last month" answer "when" with the year or the month, not their first day', async () => {
+    const tomMoves = (excerpt: string, validFrom: number): FactLookup => ({
+      ...lookup,
+      async entitiesNamed(_account, names) {
+        return names.some((name) => name.toLowerCase() === 'tom baker') ? [{ entity: tom, name: 'Tom Baker' }] : [];
+      },
+      async factsAbout() {
+        return [fact('f30', tom, 'WORKS_AT', globex, { confidence: 0.85, validFrom, source: { documentId: 'mem_f30', excerpt } })];
+      },
+    });
+    const when = async (excerpt: string, validFrom: number) =>
+      (await findFactAnswers(tomMoves(excerpt, validFrom), 'acct', 'When did Tom Baker join Globex?', analyseQuestion('When did Tom Baker join Globex?')))[0]?.answer;
+    expect(await when('Tom Baker joined Globex last year.', Date.UTC(2025, 0, 1))).toBe('2025');
+    expect(await when('Tom Baker joined Globex last month.', Date.UTC(2026, 9, 1))).toBe('October 2026');
+    // A first of January the note gives as a day stays a day.
+    expect(await when('Tom Baker joined Globex on 1 January 2025.', Date.UTC(2025, 0, 1))).toBe('1 January 2025');
+  });
+
   it('a given name alone that answers nothing is the one person whose full name starts with it', async () => {
     const lena = entity('e8', 'Lena', 'person');
     const lenaPark = entity('e9', 'Lena Park', 'person');

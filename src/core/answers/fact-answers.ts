@@ -49,6 +49,9 @@ function factDate(fact: FactRecord): string | undefined {
   const day = new Date(fact.validFrom);
   const month = MONTHS[day.getUTCMonth()] ?? '';
   if (day.getUTCDate() === 1 && new RegExp(`\\b${month}\\b`, 'iu').test(fact.source.excerpt)) return `${month} ${day.getUTCFullYear()}`;
+  // "next year", "last month": the year or the month the note means, not its first day.
+  if (day.getUTCDate() === 1 && /\b(?:next|last|this)\s+month\b/iu.test(fact.source.excerpt)) return `${month} ${day.getUTCFullYear()}`;
+  if (day.getUTCDate() === 1 && day.getUTCMonth() === 0 && /\b(?:next|last|this)\s+year\b/iu.test(fact.source.excerpt)) return String(day.getUTCFullYear());
   return formatDay(fact.validFrom);
 }
 
