@@ -787,7 +787,8 @@ export class KnowledgeService implements KnowledgeHooks {
   async peopleByGivenName(accountId: string, name: string): Promise<EntityRecord[]> {
     const word = core(name, 'person');
     if (!word || word.includes(' ')) return [];
-    const found = await this.store(accountId).entitiesByKeys([`t:${word}`]);
+    // The lookup keys of a one-word name include the first word of longer stored names.
+    const found = await this.store(accountId).entitiesByKeys(lookupKeys([name], 'person'));
     return found.filter((entity) => {
       const parts = core(entity.name, 'person').split(' ');
       return entity.type === 'person' && parts.length >= 2 && parts[0] === word;

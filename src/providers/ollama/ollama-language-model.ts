@@ -48,10 +48,10 @@ export function answerPrompt(request: AnswerRequest): string {
     .join('\n');
   // The knowledge graph's matching facts, each with the number of the memory that states it, so a small model
   // can answer from a fact and cite its memory as it cites a passage.
+  // Dates are days (YYYY-MM-DD), compared as text with today's.
+  const today = new Date().toISOString().slice(0, 10);
   const facts = (request.facts ?? []).map((fact) => {
     const index = request.sources.findIndex((source) => source.id === fact.sourceId);
-    // Dates are days (YYYY-MM-DD), compared as text with today's.
-    const today = new Date().toISOString().slice(0, 10);
     const validity = [
       fact.validFrom ? (fact.validFrom > today ? `from ${fact.validFrom}, not yet true` : `since ${fact.validFrom}`) : '',
       fact.validTo ? (fact.validTo > today ? `until ${fact.validTo}` : `until ${fact.validTo}, no longer true`) : '',
