@@ -158,9 +158,11 @@ describe('a given name alone', () => {
   });
 
   it('a move still to come: where someone lives stays current until then, in the facts list and in ask', async () => {
+    const saved: string[] = [];
     for (const content of ['Ana Silva lives in Lisbon.', 'Ana Silva is moving to Oslo next year.']) {
       const response = await u.request({ method: 'POST', url: '/v1/save', payload: { content } });
       expect(response.statusCode, response.body).toBe(201);
+      saved.push(response.json<{ documentId: string }>().documentId);
     }
     await u.deps.knowledge.idle();
     const listed = (await u.request({ method: 'GET', url: '/v1/facts?entity=Ana%20Silva' })).json<{
@@ -173,5 +175,12 @@ describe('a given name alone', () => {
     expect(listed.find((fact) => fact.object === 'Oslo')?.validFrom).toBeDefined();
     const response = await u.request({ method: 'POST', url: '/v1/ask', payload: { query: 'Where does Ana Silva live?' } });
     expect(response.json<AskJson>().answer).toBe('Lisbon');
+
+    // Forgetting the memory of the move: nothing supersedes Lisbon any more.
+    expect((await u.request({ method: 'DELETE', url: `/v1/memory/${saved[1]}` })).statusCode).toBe(200);
+    const after = (await u.request({ method: 'GET', url: '/v1/facts?entity=Ana%20Silva&includeSuperseded=true' })).json<{
+      facts: { object: string; validTo: string | null; supersededBy: string | null }[];
+    }>().facts;
+    expect(after.map((fact) => [fact.object, fact.validTo, fact.supersededBy])).toEqual([['Lisbon', null, null]]);
   });
 });

@@ -696,7 +696,12 @@ export class KnowledgeService implements KnowledgeHooks {
       }
     }
 
-    // 7. Validity: within each touched subject, a later contradicting fact supersedes an earlier one.
+    // 7. Validity: within each touched subject, a later contradicting fact supersedes an earlier one. A
+    //    memory forgotten (no extraction follows, so step 4 read nothing) may have stated the fact that
+    //    superseded another: the subject's other facts are read, so that one is current again.
+    if (!next && touchedSubjects.size > 0) {
+      for (const fact of await store.factsOfSubjects([...touchedSubjects])) if (!facts.has(fact.id)) facts.set(fact.id, fact);
+    }
     const bySubject = new Map<string, FactRecord[]>();
     for (const fact of facts.values()) {
       if (fact && touchedSubjects.has(fact.subjectId)) bySubject.set(fact.subjectId, [...(bySubject.get(fact.subjectId) ?? []), fact]);
