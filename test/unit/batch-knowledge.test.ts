@@ -157,3 +157,43 @@ describe('an entity named by every memory of a batch', () => {
     expect(await visible('usr_single')).toEqual(rest);
   });
 });
+
+describe('a batch of new memories that share their millisecond', () => {
+  it('adds each one to the entity from its tally, without reading the entity\'s contributions', async () => {
+    // Counts the reads of all of an entity's contributions (what a memory applied after a later one needs).
+    let reads = 0;
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property !== 'knowledge') return Reflect.get(target, property, receiver);
+        return (account: string) => {
+          const knowledge = target.knowledge(account);
+          return new Proxy(knowledge, {
+            get(inner, name, innerReceiver) {
+              const value = Reflect.get(inner, name, innerReceiver) as unknown;
+              if (name !== 'contributionsOf' || typeof value !== 'function') return typeof value === 'function' ? value.bind(inner) : value;
+              return (...args: unknown[]) => {
+                reads += 1;
+                return (value as (...a: unknown[]) => unknown).apply(inner, args);
+              };
+            },
+          });
+        };
+      },
+    });
+    const knowledge = new KnowledgeService({ storage: counted, extractor: scriptedExtractor, queue });
+    const memories = new MemoryService({ storage: counted, embedder, knowledge });
+    const account = 'usr_same_ms';
+    await memories.save(account, { content: '|1||first note', createdAt: Date.UTC(2026, 1, 1) });
+    // One millisecond for all: their ids (a time and a random part) sort in no particular order against the
+    // order the saves were made in.
+    const createdAt = Date.UTC(2026, 1, 2);
+    const notes = Array.from({ length: 30 }, (_, i) => ({ content: `${i % 2 ? 'Maya' : ''}|1||note ${i}`, createdAt }));
+    reads = 0;
+    const outcomes = await memories.saveMany(account, notes);
+    expect(outcomes.every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+    expect(reads).toBe(0);
+    const [entity] = (await store.knowledge(account).listEntities({ type: 'person', sortBy: 'mentions', limit: 1, offset: 0 })).items;
+    expect(entity?.relatedDocuments).toHaveLength(31);
+    expect(entity?.relatedDocuments).toEqual([...(entity?.relatedDocuments ?? [])].sort());
+  });
+});

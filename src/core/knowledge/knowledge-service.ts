@@ -98,6 +98,17 @@ export interface FactListInput {
 
 const MAX_ERROR_LENGTH = 500;
 
+/**
+ * The order an entity's tally counts its memories in (seen time, then id). Extractions finish in any order,
+ * and the memories of one ingest batch share their millisecond with ids whose random part sorts at random;
+ * a memory applied after a later one cannot be added from the entity's tally (withContribution) and reads
+ * all of the entity's contributions instead. Applied in this order, a batch of new memories never does.
+ */
+function inTallyOrder(a: PendingApply, b: PendingApply): number {
+  if (a.memory.createdAt !== b.memory.createdAt) return a.memory.createdAt - b.memory.createdAt;
+  return a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0;
+}
+
 type Counts = { entities: number; facts: number };
 
 /** One memory's extraction waiting to be applied with the next batch of its account. */
@@ -353,7 +364,7 @@ export class KnowledgeService implements KnowledgeHooks {
       this.batchScheduled.delete(accountId);
       const batch = this.pending.get(accountId) ?? [];
       this.pending.delete(accountId);
-      await this.applyBatch(accountId, batch);
+      await this.applyBatch(accountId, batch.sort(inTallyOrder));
     });
   }
 
