@@ -323,7 +323,11 @@ function datesOf(nlp: Nlp, sentence: string, referenceTime: number): DateMention
   for (const entry of found) {
     const start = entry.dates?.start;
     if (!start) continue;
-    const text = stripEdge(entry.text.replace(/^(?:on|in|by|for|from|since|at|until|till|before|after|of)\s+/i, '')).replace(/[.,]$/, '');
+    let text = stripEdge(entry.text.replace(/^(?:on|in|by|for|from|since|at|until|till|before|after|of)\s+/i, '')).replace(/[.,]$/, '');
+    // compromise-dates reads on past a date into what follows it ("in October 2025 after four years at
+    // Globex"): a date that names its day or year ends there.
+    const head = /^(.+?)\s+(?:after|before)\s+/i.exec(text)?.[1];
+    if (head !== undefined && ABSOLUTE_DATE.test(head)) text = stripEdge(head).replace(/[.,]$/, '');
     const absolute = ABSOLUTE_DATE.test(text);
     // compromise-dates reads a day or month without a year as the next one; a sentence in the past tense
     // ("Kofi started at Brightline in September", written in November) means the last one.
@@ -380,7 +384,10 @@ function score(
   if (/^(?:is|was|are)\s+(?:based|headquartered|located)\b/.test(after)) s.company += 1;
   if (APPOSITION_ROLE_RE.test(after)) s.person += 3;
   if (endsWithAny(before, LOCATION_CONTEXT_BEFORE)) s.location += before.endsWith(' in') || before === 'in' ? 1 : 1.5;
-  if (/(?:based|headquartered|located|lives|living|moved|relocated|born|office|offices)\s+(?:in|to)$/.test(before)) s.location += 2;
+  // "moved to Lisbon" is a place; "moved to Tidal Robotics" a new employer: a name that says it is an
+  // organisation keeps that over the verb's place cue.
+  const organisationWords = words.some((word) => COMPANY_WORDS.has(word)) || COMPANY_SUFFIXES.has(last) || COMPANY_SUFFIXES.has(`${last}.`);
+  if (/(?:based|headquartered|located|lives|living|moved|relocated|born|office|offices)\s+(?:in|to)$/.test(before) && !organisationWords) s.location += 2;
   if (endsWithAny(before, EVENT_CONTEXT_BEFORE)) s.event += 1.5;
   if (endsWithAny(before, PRODUCT_CONTEXT_BEFORE)) s.product += 2;
   if (/^,\s*(?:[A-Z][a-z]+|the\s+capital)/.test(after) && known.places.has(lowerText)) s.location += 1;
