@@ -657,7 +657,8 @@ export class KnowledgeService implements KnowledgeHooks {
       if (mine.length > 1) for (const edge of await store.edgesTouching(mine, true)) if (!edges.has(edge.id)) edges.set(edge.id, edge);
       // RELATED_TO only says two names go together: one edge for the pair ("Joanna: Thanks, Nate!" and
       // "Nate: Thanks, Joanna!" made two), from the lower entity id to the higher, so the edge is the same
-      // whichever memory is applied first (concurrent saves apply in the order their extractions finish).
+      // whichever memory is applied first (a batch applies in creation order, but the batches of concurrent
+      // saves in the order their extractions finish).
       const undirected = (relationship: string) => relationship === 'RELATED_TO';
       const edgeKey = (sourceId: string, targetId: string, relationship: string) =>
         undirected(relationship) && targetId < sourceId ? `${targetId}|${sourceId}|${relationship}` : `${sourceId}|${targetId}|${relationship}`;
