@@ -91,6 +91,7 @@ import type { LeaseStore, Leases } from '../../core/cluster/leases.js';
 import { LanceLeaseStore, leasesSchema } from './lease-table.js';
 import { RecordTable } from './record-table.js';
 import { isCommitConflict, TableWriter } from './table-writer.js';
+import { MemoryRowCache } from './memory-row-cache.js';
 import { PacedTrigger } from './paced-trigger.js';
 import { VectorSearchBatcher } from './vector-search-batch.js';
 import { maintainVectorIndex, VECTOR_INDEX_MAX_PARTS, VECTOR_INDEX_MIN_ROWS, vectorIndexPartitions, vectorIndexStats, vectorProbes } from './vector-index.js';
@@ -135,6 +136,8 @@ export interface OpenLanceStoreOptions {
    * after one 73 ms compaction).
    */
   readonly maintainEveryWrites?: number;
+  /** MiB of memory rows kept in the process for reads by id (0: none; a shared store keeps none). */
+  readonly rowCacheMb?: number;
   /**
    * Compact the tables searches read (memories, passages) on their own after this many commits to one of
    * them (0: only in the full pass), paced by the cost of the last such compaction
@@ -198,6 +201,8 @@ const DEFAULT_CACHE_MB = { index: 256, metadata: 128 };
 const MIB = 1024n * 1024n;
 
 const DEFAULT_MAINTAIN_EVERY_WRITES = 50;
+/** Memory rows kept in the process (MemoryRowCache): a few thousand notes, a small share of the daemon's RSS. */
+const DEFAULT_ROW_CACHE_MB = 16;
 /** Values per metadata or content-hash lookup query: one scan of the memories for a batch, not one per value. */
 const METADATA_LOOKUP_BATCH = 100;
 /**
@@ -247,11 +252,14 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
   const onSearchTableCommit = (name: 'memories' | 'chunks') => () => storage?.noteSearchTableCommit(name);
-  const open = async (name: string, schema: Schema, committed = onCommit) =>
-    new TableWriter(await createOrOpen(db, name, schema), committed);
+  const open = async (name: string, schema: Schema, committed = onCommit, changed?: () => void) =>
+    new TableWriter(await createOrOpen(db, name, schema), committed, changed);
   const meta = await open('meta', metaSchema);
   await migrateSchema(db, meta);
-  const memories = await open('memories', memoriesSchema, onSearchTableCommit('memories'));
+  // Another daemon's writes would not empty it: a shared store reads every row from the tables.
+  const rowCacheMb = options.rowCacheMb ?? DEFAULT_ROW_CACHE_MB;
+  const rowCache = options.shared || rowCacheMb <= 0 ? null : new MemoryRowCache(rowCacheMb * 1024 * 1024);
+  const memories = await open('memories', memoriesSchema, onSearchTableCommit('memories'), () => rowCache?.invalidate());
   const chunks = await open(
     chunksTableName(options.vectorSpace.modelId, options.vectorSpace.dimension),
     chunksSchema(options.vectorSpace.dimension),
@@ -288,7 +296,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
     jobItems,
     watches,
     leases,
-  });
+  }, rowCache);
   await storage.refreshVectorPartitions();
   return storage;
 }
@@ -480,6 +488,8 @@ class LanceMemoryStore implements MemoryStore {
     private readonly modelId: string,
     /** Shared by every account's store: searches of different accounts differ in their filter and never share a query. */
     private readonly vectorSearches: VectorSearchBatcher,
+    /** Shared too (keyed by account); null on a shared store. */
+    private readonly rowCache: MemoryRowCache | null,
   ) {}
 
   private chunkRows(memory: MemoryRecord, chunks: readonly ChunkInput[]): Row[] {
@@ -525,22 +535,30 @@ class LanceMemoryStore implements MemoryStore {
   }
 
   async get(id: string): Promise<MemoryRecord | null> {
-    const rows = await this.tables.memories.table
-      .query()
-      .where(and(eq('account_id', this.accountId), eq('id', id)))
-      .limit(1)
-      .toArray();
-    return rows[0] ? rowToMemory(rows[0] as Row) : null;
+    return (await this.getMany([id]))[0] ?? null;
   }
 
+  /** The memories of these ids that exist (in no set order), from the row cache where it has them. */
   async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
     if (ids.length === 0) return [];
+    const cache = this.rowCache;
+    const found: MemoryRecord[] = [];
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const cached = cache?.get(this.accountId, id);
+      if (cached) found.push(cached);
+      else missing.push(id);
+    }
+    if (missing.length === 0) return found;
+    const epoch = cache?.epoch() ?? 0;
     const rows = await this.tables.memories.table
       .query()
-      .where(and(eq('account_id', this.accountId), inList('id', ids)))
-      .limit(ids.length)
+      .where(and(eq('account_id', this.accountId), missing.length === 1 ? eq('id', missing[0] as string) : inList('id', missing)))
+      .limit(missing.length)
       .toArray();
-    return rows.map((row) => rowToMemory(row as Row));
+    const read = rows.map((row) => rowToMemory(row as Row));
+    cache?.remember(this.accountId, read, epoch);
+    return [...found, ...read];
   }
 
   async findByContentHash(hash: string): Promise<MemoryRecord | null> {
@@ -947,6 +965,7 @@ class LanceStorage implements LanceStore {
     private readonly db: Connection,
     private readonly options: OpenLanceStoreOptions,
     private readonly tables: Tables,
+    private readonly rowCache: MemoryRowCache | null,
   ) {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
@@ -1111,7 +1130,7 @@ class LanceStorage implements LanceStore {
   }
 
   memories(accountId: string): MemoryStore {
-    return gated(new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId, this.vectorSearches), this.gate, ['insert', 'replace', 'delete', 'putMany']);
+    return gated(new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId, this.vectorSearches, this.rowCache), this.gate, ['insert', 'replace', 'delete', 'putMany']);
   }
 
   knowledge(accountId: string): KnowledgeStore {

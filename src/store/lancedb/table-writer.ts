@@ -44,10 +44,15 @@ export class TableWriter {
   /** Commits so far, the rows appended and the time they took (ms): GET /v1/status reports the rates. */
   readonly commits = { count: 0, rows: 0, ms: 0 };
 
-  /** @param onCommit called after each write, so the store can schedule maintenance. */
+  /**
+   * @param onCommit called after each write, so the store can schedule maintenance.
+   * @param onChange called as each write other than an append starts and again as it ends (an append only
+   *   adds rows): what the process keeps of the table's rows is stale from the first call on.
+   */
   constructor(
     readonly table: Table,
     private readonly onCommit: () => void = () => undefined,
+    private readonly onChange: () => void = () => undefined,
   ) {}
 
   /**
@@ -56,11 +61,17 @@ export class TableWriter {
    * is an idempotent write (append, merge-insert, update or delete by predicate).
    */
   exclusive<T>(work: (table: Table) => Promise<T>): Promise<T> {
+    return this.write(work, true);
+  }
+
+  private write<T>(work: (table: Table) => Promise<T>, changes: boolean): Promise<T> {
     const run = this.tail.then(async () => {
       const started = performance.now();
+      if (changes) this.onChange();
       try {
         return await retryConflicts(this.table, () => work(this.table));
       } finally {
+        if (changes) this.onChange();
         this.commits.count += 1;
         this.commits.ms += performance.now() - started;
       }
@@ -76,7 +87,7 @@ export class TableWriter {
       this.pendingRows.push({ rows, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        void this.exclusive(async (table) => {
+        void this.write(async (table) => {
           this.flushScheduled = false;
           const batch = this.pendingRows.splice(0);
           for (const entry of batch) this.commits.rows += entry.rows.length;
@@ -86,7 +97,7 @@ export class TableWriter {
           } catch (error) {
             for (const entry of batch) entry.reject(error);
           }
-        });
+        }, false);
       }
     });
   }
