@@ -136,8 +136,6 @@ export interface OpenLanceStoreOptions {
    * after one 73 ms compaction).
    */
   readonly maintainEveryWrites?: number;
-  /** MiB of memory rows kept in the process for reads by id (0: none; a shared store keeps none). */
-  readonly rowCacheMb?: number;
   /**
    * Compact the tables searches read (memories, passages) on their own after this many commits to one of
    * them (0: only in the full pass), paced by the cost of the last such compaction
@@ -202,7 +200,7 @@ const MIB = 1024n * 1024n;
 
 const DEFAULT_MAINTAIN_EVERY_WRITES = 50;
 /** Memory rows kept in the process (MemoryRowCache): a few thousand notes, a small share of the daemon's RSS. */
-const DEFAULT_ROW_CACHE_MB = 16;
+const ROW_CACHE_BYTES = 16 * 1024 * 1024;
 /** Values per metadata or content-hash lookup query: one scan of the memories for a batch, not one per value. */
 const METADATA_LOOKUP_BATCH = 100;
 /**
@@ -257,8 +255,7 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   const meta = await open('meta', metaSchema);
   await migrateSchema(db, meta);
   // Another daemon's writes would not empty it: a shared store reads every row from the tables.
-  const rowCacheMb = options.rowCacheMb ?? DEFAULT_ROW_CACHE_MB;
-  const rowCache = options.shared || rowCacheMb <= 0 ? null : new MemoryRowCache(rowCacheMb * 1024 * 1024);
+  const rowCache = options.shared ? null : new MemoryRowCache(ROW_CACHE_BYTES);
   const memories = await open('memories', memoriesSchema, onSearchTableCommit('memories'), () => rowCache?.invalidate());
   const chunks = await open(
     chunksTableName(options.vectorSpace.modelId, options.vectorSpace.dimension),
