@@ -60,6 +60,8 @@ describe('built-in extractor on the labelled evaluation set', () => {
     expect(await typeOf('Lena Park moved from Seattle to Lisbon in March 2024 to join Oceanic Labs as a data engineer.', 'Lena Park')).toBe('person');
     expect(await worksAt('Lena Park moved from Seattle to Lisbon in March 2024 to join Oceanic Labs as a data engineer.')).toEqual(['Lena Park -> Oceanic Labs']);
     expect(await worksAt('Sam Okoro left Google to join Meta last year.')).toEqual(['Sam Okoro -> Meta']);
+    expect(await typeOf('Lena Park shared the hiring plan with the team at Globex.', 'Lena Park')).toBe('person');
+    expect(await typeOf('Dana Lake said the demo went well.', 'Dana Lake')).toBe('person');
     // Where someone moved from one place to another, they live in the second.
     const moved = await extract('Omar Haddad relocated from Cairo to Dubai last spring.');
     expect(moved.facts.filter((fact) => fact.predicate === 'LIVES_IN').map((fact) => fact.object)).toEqual(['Dubai']);

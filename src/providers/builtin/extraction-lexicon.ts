@@ -133,6 +133,8 @@ export const PERSON_ONLY_AFTER = [
   'told', 'thinks', 'thought', 'wants', 'wanted', 'asked', 'replied', 'texted', 'emailed', 'messaged', 'moved',
   'lives', 'lived', 'flew', 'walked', 'joined', 'left', 'quit', 'married', 'studied', 'graduated', 'feels',
   'felt', 'loves', 'loved', 'hates', 'prefers', 'met', 'visited', 'works', 'worked', 'is moving', 'was born',
+  'said', 'says', 'wrote', 'shared', 'sent', 'called', 'agreed', 'suggested', 'mentioned', 'explained', 'decided',
+  'promised',
 ];
 export const COMPANY_CONTEXT_BEFORE = [
   'joined', 'join', 'works at', 'work at', 'working at', 'worked at', 'works for', 'work for', 'working for',
