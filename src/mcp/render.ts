@@ -96,11 +96,11 @@ export function entitiesText(response: EntitiesResponse): string {
 export function factsText(response: FactsResponse): string {
   const { total, offset } = response.pagination;
   if (response.facts.length === 0) return total > 0 ? `No facts at offset ${offset} (${total} in all).` : 'No facts found.';
+  // A date still to come: true until then, or not true yet.
+  const now = Date.now();
   return [
     `${response.facts.length} of ${total} facts:`,
     ...response.facts.map((fact) => {
-      // A date still to come: true until then, or not true yet.
-      const now = Date.now();
       const validity = fact.validTo
         ? Date.parse(fact.validTo) > now
           ? `true until ${day(fact.validTo)}`
