@@ -1,6 +1,7 @@
 import { constants, mkdirSync, readFileSync } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import type { SearchTablesLoad } from '../src/core/ports.js';
 import { SaveService } from '../src/core/save-service.js';
 import type { Logger } from 'pino';
 import { MemError } from '../src/errors.js';
@@ -73,7 +74,7 @@ function admissionLimits(cores: number): Readonly<Record<Lane, LaneLimits>> {
 }
 
 const EMPTY_EMBEDDER_LOAD = { workers: 0, queued: { interactive: 0, background: 0 }, batches: 0, texts: 0, queuedMs: 0, workingMs: 0 };
-const EMPTY_SEARCH_TABLES_LOAD = { pendingCommits: 0, compactions: 0, compactionMs: 0, vectorIndexParts: null };
+const EMPTY_SEARCH_TABLES_LOAD: SearchTablesLoad = { pendingCommits: 0, compactions: 0, compactionMs: 0, vectorIndexParts: null, pendingPassages: null };
 
 export interface CreateDepsOptions {
   readonly loaded: LoadedConfig;

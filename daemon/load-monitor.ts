@@ -29,6 +29,7 @@ export interface LoadReport {
     readonly compactions: number;
     readonly compactingShare: number;
     readonly vectorIndexParts: number | null;
+    readonly pendingPassages: number | null;
   } | null;
 }
 
@@ -220,6 +221,7 @@ function searchTableRates(before: SearchTablesLoad, after: SearchTablesLoad, ela
     compactions: after.compactions - before.compactions,
     compactingShare: round(Math.min(1, (after.compactionMs - before.compactionMs) / elapsedMs), 2),
     vectorIndexParts: after.vectorIndexParts,
+    pendingPassages: after.pendingPassages,
   };
 }
 

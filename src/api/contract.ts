@@ -617,6 +617,11 @@ export const LoadStatus = z.object({
       compactions: z.number().describe('Compactions of those tables finished in the window'),
       compactingShare: z.number().describe('Share of the window those compactions took (0-1)'),
       vectorIndexParts: z.number().nullable().describe('Parts of the vector index (each compaction that finds new passages adds one); null: no index yet, searches compare every passage'),
+      pendingPassages: z
+        .number()
+        .nullable()
+        .optional()
+        .describe('Passages saved since the last compaction that searches compare in the daemon rather than in the tables; null: searches read them from the tables (a shared store, or after a start or an edit until the next compaction). Absent from daemons before it'),
     })
     .nullable()
     .describe('The tables searches read'),

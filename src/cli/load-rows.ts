@@ -37,7 +37,7 @@ export function loadRows(load: LoadStatus, topTypes = 6): [string, string][] {
     const index = t.vectorIndexParts === null ? 'no vector index yet (exact search)' : `vector index in ${t.vectorIndexParts} part${t.vectorIndexParts === 1 ? '' : 's'}`;
     rows.push([
       'search tables',
-      `${t.pendingCommits} commit${t.pendingCommits === 1 ? '' : 's'} waiting for a compaction, ${t.compactions} compaction${t.compactions === 1 ? '' : 's'} (${Math.round(t.compactingShare * 100)}% of the time), ${index}`,
+      `${t.pendingCommits} commit${t.pendingCommits === 1 ? '' : 's'} waiting for a compaction${t.pendingPassages == null ? '' : ` (${t.pendingPassages} new passage${t.pendingPassages === 1 ? '' : 's'} searched in memory)`}, ${t.compactions} compaction${t.compactions === 1 ? '' : 's'} (${Math.round(t.compactingShare * 100)}% of the time), ${index}`,
     ]);
   }
   for (const [index, type] of load.requests.slice(0, topTypes).entries()) {

@@ -62,6 +62,14 @@ export interface StoreSnapshot {
   readonly tables: readonly { readonly name: string; readonly rows: number }[];
 }
 
+/** What BM25 needs of an account's passages: their number, their mean length in terms, each term's passages. */
+export interface KeywordCorpus {
+  readonly passages: number;
+  /** The mean number of terms (indexTerms) per passage. */
+  readonly averageLength: number;
+  documentFrequency(term: string): number;
+}
+
 /**
  * The store as core sees it. A `MemoryStore` is already scoped to one account: the store layer adds the
  * account predicate to every query, so no service or route can forget it.
@@ -90,7 +98,12 @@ export interface MemoryStore {
   /** findByMetadata for many values in one read (a folder's first scan looks its files up per batch): value -> memory. */
   findManyByMetadata(key: string, values: readonly string[]): Promise<Map<string, MemoryRecord>>;
   vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]>;
-  keywordSearch(text: string, filter: MemoryFilter, k: number): Promise<KeywordHit[]>;
+  /**
+   * BM25 over the passages' words. `corpus` (the account's term statistics) lets a store score passages its
+   * full-text index has not taken in yet itself, with the index's formula, instead of asking the index to
+   * scan them; without it the store asks its index for everything.
+   */
+  keywordSearch(text: string, filter: MemoryFilter, k: number, corpus?: KeywordCorpus): Promise<KeywordHit[]>;
   /** How many passages the account's memories are indexed by. */
   passageCount(): Promise<number>;
   /** Calls `visit` with the indexed text of every passage of the account; returns how many there were. */
@@ -250,6 +263,11 @@ export interface SearchTablesLoad {
   readonly compactionMs: number;
   /** Parts of the vector index as the store last read them; null without a vector index (searches are exact). */
   readonly vectorIndexParts: number | null;
+  /**
+   * Passages not yet in the indexes that searches compare in the process; null while searches ask LanceDB to
+   * scan them (a shared store, or after a start or an edit until the next compaction).
+   */
+  readonly pendingPassages: number | null;
 }
 
 export interface MaintenanceReport {

@@ -192,7 +192,7 @@ describe('compaction of the search tables', () => {
   it('reports the commits waiting and the compactions done, for GET /v1/status', async () => {
     const { store } = await open({ compactSearchTablesEvery: 0 });
     const records = store.memories('usr_l');
-    expect(store.searchTablesLoad?.()).toEqual({ pendingCommits: 0, compactions: 0, compactionMs: 0, vectorIndexParts: null });
+    expect(store.searchTablesLoad?.()).toEqual({ pendingCommits: 0, compactions: 0, compactionMs: 0, vectorIndexParts: null, pendingPassages: 0 });
     for (let i = 0; i < 3; i++) await records.insert(memory(i), [{ seq: 0, text: memory(i).content, vector: vec(i) }]);
     // A commit is counted just after its writer lets the caller go on: one turn of the event loop later.
     await new Promise((resolve) => setImmediate(resolve));

@@ -102,7 +102,7 @@ export class SearchEngine {
     const [vector, stats] = await Promise.all([this.deps.embedQuery(input.query), input.hybrid ? this.termStats.get(store) : null]);
     const [vectorHits, keywordHits] = await Promise.all([
       store.vectorSearch(vector, input.filter, depth),
-      input.hybrid ? store.keywordSearch(input.query, input.filter, depth) : Promise.resolve([]),
+      stats ? store.keywordSearch(input.query, input.filter, depth, stats) : Promise.resolve([]),
     ]);
     const candidates = mergeHits(vectorHits, keywordHits);
     // Not among the top `depth` passages by vector: its similarity is at most the weakest candidate's.

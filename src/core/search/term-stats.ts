@@ -1,22 +1,38 @@
-import type { MemoryStore } from '../ports.js';
-import { termSequence } from './terms.js';
+import type { KeywordCorpus, MemoryStore } from '../ports.js';
+import { isIndexStopword, stem, tokens } from './terms.js';
 
 /**
  * How many of an account's passages contain each term: what makes a word rare (and so telling) in this
  * user's memories. Search weighs a query's terms by it, so that "the share of the query a memory matches"
  * means the same for a one-word query and a question.
  */
-export class TermStats {
+export class TermStats implements KeywordCorpus {
   private readonly frequency = new Map<string, number>();
   private count = 0;
+  private terms = 0;
 
   get passages(): number {
     return this.count;
   }
 
+  get averageLength(): number {
+    return this.count === 0 ? 0 : this.terms / this.count;
+  }
+
+  /**
+   * Every word's stem counts towards its frequency (search weighs the words it keeps, the store scores the
+   * full-text index's terms, and the two lists of stop words differ); a passage's length is counted as the
+   * full-text index counts it (indexTerms), so that the store can score the passages its index has not taken
+   * in yet as the index would.
+   */
   add(text: string): void {
+    const terms = new Set<string>();
     this.count += 1;
-    for (const term of new Set(termSequence(text))) this.frequency.set(term, (this.frequency.get(term) ?? 0) + 1);
+    for (const token of tokens(text)) {
+      if (!isIndexStopword(token)) this.terms += 1;
+      terms.add(stem(token));
+    }
+    for (const term of terms) this.frequency.set(term, (this.frequency.get(term) ?? 0) + 1);
   }
 
   documentFrequency(term: string): number {

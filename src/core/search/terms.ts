@@ -8,6 +8,22 @@ import stemWord from 'wink-porter2-stemmer';
  */
 
 /**
+ * The stop words LanceDB's full-text index drops (`removeStopWords`: tantivy's English list, Snowball's), as
+ * the words its tokenizer makes of them: the list's forms with an apostrophe ("isn't") are two words there
+ * ("isn", "t"), whole only in the list, so they never match and are left out here.
+ */
+const INDEX_STOPWORDS = new Set(
+  (
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself ' +
+    'it its itself they them their theirs themselves what which who whom this that these those am is are was were be ' +
+    'been being have has had having do does did doing would should could ought cannot a an the and but if or because ' +
+    'as until while of at by for with about against between into through during before after above below to from up ' +
+    'down in out on off over under again further then once here there when where why how all any both each few more ' +
+    'most other some such no nor not only own same so than too very'
+  ).split(' '),
+);
+
+/**
  * Function words: they say what kind of question it is, not what it is about. Lucene's English stop words
  * plus pronouns, auxiliaries and question words, so "What did Priya research?" weighs only "priya"
  * and "research".
@@ -47,6 +63,22 @@ export function tokens(text: string): string[] {
 
 export function isStopword(token: string): boolean {
   return STOPWORDS.has(token);
+}
+
+/** A word LanceDB's full-text index drops. */
+export function isIndexStopword(token: string): boolean {
+  return INDEX_STOPWORDS.has(token);
+}
+
+/**
+ * The terms LanceDB's full-text index makes of a text, in order, repeats kept: the words of `tokens`, its stop
+ * words dropped, each stemmed. What its BM25 counts: a passage's length is their number and a term's
+ * frequency its repeats (a test compares scores computed from them with the index's own).
+ */
+export function indexTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const token of tokens(text)) if (!INDEX_STOPWORDS.has(token)) out.push(stem(token));
+  return out;
 }
 
 /** The stemmed content words of a text, in order, repeats kept (for phrases). */

@@ -5,6 +5,7 @@ import type {
   AccountStore,
   JobStore,
   KeyStore,
+  KeywordCorpus,
   KnowledgeStore,
   CommitLoad,
   MaintenanceReport,
@@ -93,6 +94,7 @@ import { RecordTable } from './record-table.js';
 import { isCommitConflict, TableWriter } from './table-writer.js';
 import { MemoryRowCache } from './memory-row-cache.js';
 import { PacedTrigger } from './paced-trigger.js';
+import { PendingPassages } from './pending-passages.js';
 import { VectorSearchBatcher } from './vector-search-batch.js';
 import { maintainVectorIndex, VECTOR_INDEX_MAX_PARTS, VECTOR_INDEX_MIN_ROWS, vectorIndexPartitions, vectorIndexStats, vectorProbes } from './vector-index.js';
 
@@ -221,6 +223,13 @@ const MAX_MAINTENANCE_REST_MS = 60_000;
  */
 const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 60;
 /**
+ * The same while searches compare the passages not yet indexed in the process (PendingPassages): a commit
+ * then costs a search only the memories table's fragment, and each compaction still adds a part to the
+ * vector index and costs seconds at 100,000 passages (bench/README.md, issue #23, "Passages not yet indexed,
+ * searched in the process").
+ */
+const SERVED_COMPACT_SEARCH_TABLES_EVERY = 300;
+/**
  * A compaction of the search tables rests this many times as long as it took before the next: at most a
  * fifth of the time, lighter than the full pass's tenth because it is what keeps searches cheap.
  */
@@ -250,17 +259,21 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
   let storage: LanceStorage | undefined;
   const onCommit = () => storage?.noteWrite();
   const onSearchTableCommit = (name: 'memories' | 'chunks') => () => storage?.noteSearchTableCommit(name);
-  const open = async (name: string, schema: Schema, committed = onCommit, changed?: () => void) =>
-    new TableWriter(await createOrOpen(db, name, schema), committed, changed);
+  const open = async (name: string, schema: Schema, committed = onCommit, changed?: () => void, appended?: (rows: readonly Row[]) => void) =>
+    new TableWriter(await createOrOpen(db, name, schema), committed, changed, appended);
   const meta = await open('meta', metaSchema);
   await migrateSchema(db, meta);
   // Another daemon's writes would not empty it: a shared store reads every row from the tables.
   const rowCache = options.shared ? null : new MemoryRowCache(ROW_CACHE_BYTES);
   const memories = await open('memories', memoriesSchema, onSearchTableCommit('memories'), () => rowCache?.invalidate());
+  // Another daemon's passages would not be in it either: a shared store asks LanceDB for every row.
+  const pendingPassages = options.shared ? null : new PendingPassages(() => storage?.hasVectorIndex() ?? false);
   const chunks = await open(
     chunksTableName(options.vectorSpace.modelId, options.vectorSpace.dimension),
     chunksSchema(options.vectorSpace.dimension),
     onSearchTableCommit('chunks'),
+    () => pendingPassages?.invalidate(),
+    (rows) => pendingPassages?.add(rows),
   );
   const accounts = await open('accounts', accountsSchema);
   const keys = await open('api_keys', apiKeysSchema);
@@ -293,8 +306,9 @@ export async function openLanceStore(options: OpenLanceStoreOptions): Promise<La
     jobItems,
     watches,
     leases,
-  }, rowCache);
+  }, rowCache, pendingPassages);
   await storage.refreshVectorPartitions();
+  if (pendingPassages && (await allRowsIndexed(chunks.table))) pendingPassages.markComplete();
   return storage;
 }
 
@@ -310,7 +324,7 @@ async function optimizeTable(writer: TableWriter): Promise<lancedb.OptimizeStats
     return await writer.table.optimize(options);
   } catch (error) {
     if (!isCommitConflict(error)) throw error;
-    return writer.exclusive((table) => table.optimize(options));
+    return writer.rewrite((table) => table.optimize(options));
   }
 }
 
@@ -417,6 +431,16 @@ async function moveEntityContributions(db: lancedb.Connection): Promise<void> {
 
 const MIGRATION_BATCH = 10_000;
 
+/** Whether the passages' indexes (full-text, and vector when there is one) hold every row of the table. */
+async function allRowsIndexed(table: Table): Promise<boolean> {
+  for (const index of await table.listIndices()) {
+    if (!index.columns.includes('text') && !index.columns.includes('vector')) continue;
+    const stats = await table.indexStats(index.name);
+    if (!stats || stats.numUnindexedRows > 0) return false;
+  }
+  return true;
+}
+
 async function ensureFtsIndex(table: Table): Promise<void> {
   const hasIndex = async () => (await table.listIndices()).some((index) => index.columns.includes('text') && index.indexType === 'FTS');
   if (await hasIndex()) return;
@@ -461,6 +485,16 @@ function filterPredicate(accountId: string, filter: MemoryFilter): Predicate {
   );
 }
 
+/**
+ * The k best of LanceDB's hits and the process's (PendingPassages), best first; a passage in both (indexed by
+ * a compaction that has not yet ended) is taken once.
+ */
+function mergeBest<T extends { readonly memoryId: string; readonly seq: number }>(indexed: readonly T[], pending: readonly T[], value: (hit: T) => number, k: number): T[] {
+  const seen = new Set(indexed.map((hit) => `${hit.memoryId}#${hit.seq}`));
+  const merged = [...indexed, ...pending.filter((hit) => !seen.has(`${hit.memoryId}#${hit.seq}`))];
+  return merged.sort((a, b) => value(b) - value(a)).slice(0, k);
+}
+
 /** The filter narrows a search to its account and nothing else (no space, tags or dates). */
 function accountOnly(filter: MemoryFilter): boolean {
   return filter.spaceId === undefined && !(filter.tags && filter.tags.length > 0) && filter.after === undefined && filter.before === undefined;
@@ -487,6 +521,8 @@ class LanceMemoryStore implements MemoryStore {
     private readonly vectorSearches: VectorSearchBatcher,
     /** Shared too (keyed by account); null on a shared store. */
     private readonly rowCache: MemoryRowCache | null,
+    /** The passages not yet indexed, when searches may read them from the process; null on a shared store. */
+    private readonly pending: PendingPassages | null,
   ) {}
 
   private chunkRows(memory: MemoryRecord, chunks: readonly ChunkInput[]): Row[] {
@@ -674,7 +710,11 @@ class LanceMemoryStore implements MemoryStore {
 
   async vectorSearch(vector: Float32Array, filter: MemoryFilter, k: number): Promise<VectorHit[]> {
     const where = filterPredicate(this.accountId, filter);
-    const search = (postfilter: boolean) => this.vectorSearches.search(vector, { where, postfilter, limit: k });
+    // Compared before LanceDB is asked: a compaction that ends meanwhile drops rows from the set only once
+    // LanceDB's indexes hold them (PendingPassages).
+    const pending = this.pending?.servesVectors() ? this.pending.nearest(this.accountId, filter, vector, k) : null;
+    const fast = pending !== null;
+    const search = (postfilter: boolean) => this.vectorSearches.search(vector, { where, postfilter, limit: k, fast });
     // Without a vector index LanceDB compares the query with every passage, and a filter applied first
     // (prefilter) costs more than the scan itself, more so with more passages (bench/README.md, "Vector
     // search: the account filter after the scan"). A search filtered by its account alone, in a store most
@@ -687,30 +727,37 @@ class LanceMemoryStore implements MemoryStore {
       if (rows.length < k) rows = null;
     }
     rows ??= await search(false);
-    return rows.map((row: Row) => ({
+    const hits = rows.map((row: Row) => ({
       memoryId: str(row, 'memory_id'),
       seq: num(row, 'seq'),
       text: str(row, 'text'),
       similarity: 1 - num(row, '_distance'),
     }));
+    if (!pending || pending.length === 0) return hits;
+    const extra = pending.map((hit) => ({ memoryId: hit.memoryId, seq: hit.seq, text: hit.text, similarity: 1 - hit.distance }));
+    return mergeBest(hits, extra, (hit) => hit.similarity, k);
   }
 
-  async keywordSearch(text: string, filter: MemoryFilter, k: number): Promise<KeywordHit[]> {
+  async keywordSearch(text: string, filter: MemoryFilter, k: number, corpus?: KeywordCorpus): Promise<KeywordHit[]> {
     const query = keywordQuery(text);
     if (!query) return [];
-    const rows = await this.tables.chunks.table
-      .query()
-      .fullTextSearch(new lancedb.MatchQuery(query, 'text'))
+    // As in vectorSearch: the pending passages are scored before LanceDB is asked.
+    const pending = corpus && this.pending?.servesKeywords() ? this.pending.keyword(this.accountId, filter, query, k, corpus) : null;
+    let search = this.tables.chunks.table.query().fullTextSearch(new lancedb.MatchQuery(query, 'text'));
+    if (pending) search = search.fastSearch();
+    const rows = await search
       .where(filterPredicate(this.accountId, filter))
       .select(['memory_id', 'seq', 'text', '_score'])
       .limit(k)
       .toArray();
-    return rows.map((row: Row) => ({
+    const hits = rows.map((row: Row) => ({
       memoryId: str(row, 'memory_id'),
       seq: num(row, 'seq'),
       text: str(row, 'text'),
       score: num(row, '_score'),
     }));
+    if (!pending || pending.length === 0) return hits;
+    return mergeBest(hits, pending, (hit) => hit.score, k);
   }
 
   passageCount(): Promise<number> {
@@ -963,6 +1010,8 @@ class LanceStorage implements LanceStore {
     private readonly options: OpenLanceStoreOptions,
     private readonly tables: Tables,
     private readonly rowCache: MemoryRowCache | null,
+    /** Null on a shared store. */
+    private readonly pendingPassages: PendingPassages | null,
   ) {
     this.uri = options.uri;
     this.vectorSpace = options.vectorSpace;
@@ -985,7 +1034,7 @@ class LanceStorage implements LanceStore {
     });
     const compactEvery = options.compactSearchTablesEvery ?? DEFAULT_COMPACT_SEARCH_TABLES_EVERY;
     this.searchCompaction = new PacedTrigger({
-      every: compactEvery,
+      every: options.compactSearchTablesEvery !== undefined ? compactEvery : () => this.searchCompactionCount(),
       quietMs: SEARCH_COMPACTION_QUIET_MS,
       quietAt: Math.max(1, Math.min(SEARCH_COMPACTION_QUIET_AT, Math.floor(compactEvery / 4))),
       pending: () => this.pendingSearchCommits(),
@@ -1127,7 +1176,7 @@ class LanceStorage implements LanceStore {
   }
 
   memories(accountId: string): MemoryStore {
-    return gated(new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId, this.vectorSearches, this.rowCache), this.gate, ['insert', 'replace', 'delete', 'putMany']);
+    return gated(new LanceMemoryStore(accountId, this.tables, this.vectorSpace.modelId, this.vectorSearches, this.rowCache, this.pendingPassages), this.gate, ['insert', 'replace', 'delete', 'putMany']);
   }
 
   knowledge(accountId: string): KnowledgeStore {
@@ -1152,6 +1201,28 @@ class LanceStorage implements LanceStore {
     return { ...this.vectorSearches.counts };
   }
 
+  /**
+   * Commits before the search tables are compacted: fewer while searches read the passages not yet indexed
+   * from LanceDB, more while they compare them in the process (PendingPassages; past its bound it stops).
+   */
+  private searchCompactionCount(): number {
+    return this.pendingPassages?.servesVectors() ? SERVED_COMPACT_SEARCH_TABLES_EVERY : DEFAULT_COMPACT_SEARCH_TABLES_EVERY;
+  }
+
+  hasVectorIndex(): boolean {
+    return this.vectorPartitions !== null;
+  }
+
+  /** Compacts one table; the passages table tells PendingPassages which rows it indexed. */
+  private async optimize(writer: TableWriter): Promise<lancedb.OptimizeStats> {
+    const pending = writer === this.tables.chunks ? this.pendingPassages : null;
+    if (!pending) return optimizeTable(writer);
+    const token = pending.compactionStarted();
+    const stats = await optimizeTable(writer);
+    pending.compactionEnded(token);
+    return stats;
+  }
+
   /** Commits to one table, not to both: a save commits to each, and it is each table's fragments a search reads. */
   private pendingSearchCommits(): number {
     return Math.max(this.searchTableCommits.memories, this.searchTableCommits.chunks);
@@ -1163,6 +1234,7 @@ class LanceStorage implements LanceStore {
       compactions: this.searchCompactions.count,
       compactionMs: this.searchCompactions.ms,
       vectorIndexParts: this.vectorIndexParts,
+      pendingPassages: this.pendingPassages?.servesKeywords() ? this.pendingPassages.size : null,
     };
   }
 
@@ -1234,7 +1306,7 @@ class LanceStorage implements LanceStore {
       for (const name of names) {
         // Commits from here on leave fragments this compaction may not see: they count for the next one.
         this.searchTableCommits[name] = 0;
-        const stats = await optimizeTable(this.tables[name]);
+        const stats = await this.optimize(this.tables[name]);
         compactedFragments += stats.compaction.fragmentsRemoved;
         prunedVersions += stats.prune.oldVersionsRemoved;
       }
@@ -1312,7 +1384,7 @@ class LanceStorage implements LanceStore {
       this.searchTableCommits.chunks = 0;
     }
     for (const writer of writers) {
-      const stats = await optimizeTable(writer);
+      const stats = await this.optimize(writer);
       compactedFragments += stats.compaction.fragmentsRemoved;
       prunedVersions += stats.prune.oldVersionsRemoved;
     }

@@ -11,8 +11,8 @@
  * the next burst.
  */
 export interface PacedTriggerOptions {
-  /** Pending events before a run (0: never run). */
-  readonly every: number;
+  /** Pending events before a run (0: never run); a function is asked each time (the owner's rule may change). */
+  readonly every: number | (() => number);
   readonly pending: () => number;
   readonly restFactor: number;
   readonly maxRestMs: number;
@@ -55,15 +55,20 @@ export class PacedTrigger {
     return this.idle();
   }
 
+  private every(): number {
+    const every = this.options.every;
+    return typeof every === 'function' ? every() : every;
+  }
+
   private enabled(): boolean {
-    return !this.closed && this.options.every > 0;
+    return !this.closed && this.every() > 0;
   }
 
   /** Enough pending for a run: `every` of them, or `quietAt` once the events have gone quiet. */
   private due(quiet: boolean): boolean {
     const pending = this.options.pending();
     const quietAt = Math.max(1, this.options.quietAt ?? 1);
-    return this.enabled() && (pending >= this.options.every || (quiet && this.options.quietMs !== undefined && pending >= quietAt));
+    return this.enabled() && (pending >= this.every() || (quiet && this.options.quietMs !== undefined && pending >= quietAt));
   }
 
   private armQuiet(): void {

@@ -48,11 +48,13 @@ export class TableWriter {
    * @param onCommit called after each write, so the store can schedule maintenance.
    * @param onChange called as each write other than an append starts and again as it ends (an append only
    *   adds rows): what the process keeps of the table's rows is stale from the first call on.
+   * @param onAppended called with the rows of each append once they are committed, before the appends resolve.
    */
   constructor(
     readonly table: Table,
     private readonly onCommit: () => void = () => undefined,
     private readonly onChange: () => void = () => undefined,
+    private readonly onAppended: (rows: readonly Row[]) => void = () => undefined,
   ) {}
 
   /**
@@ -62,6 +64,14 @@ export class TableWriter {
    */
   exclusive<T>(work: (table: Table) => Promise<T>): Promise<T> {
     return this.write(work, true);
+  }
+
+  /**
+   * As exclusive, for work that rewrites the table's files but no row's values (a compaction): what the
+   * process keeps of the rows stays valid, so onChange is not called.
+   */
+  rewrite<T>(work: (table: Table) => Promise<T>): Promise<T> {
+    return this.write(work, false);
   }
 
   private write<T>(work: (table: Table) => Promise<T>, changes: boolean): Promise<T> {
@@ -92,7 +102,9 @@ export class TableWriter {
           const batch = this.pendingRows.splice(0);
           for (const entry of batch) this.commits.rows += entry.rows.length;
           try {
-            await table.add(batch.flatMap((entry) => entry.rows));
+            const rows = batch.flatMap((entry) => entry.rows);
+            await table.add(rows);
+            this.onAppended(rows);
             for (const entry of batch) entry.resolve();
           } catch (error) {
             for (const entry of batch) entry.reject(error);

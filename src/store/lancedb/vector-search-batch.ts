@@ -10,6 +10,8 @@ export interface VectorSearchShape {
   /** Filter the nearest passages (LanceDB's postfilter) instead of searching among the filtered ones. */
   readonly postfilter: boolean;
   readonly limit: number;
+  /** The indexed rows alone (LanceDB's fastSearch): the store compares the others itself (PendingPassages). */
+  readonly fast?: boolean;
 }
 
 /** Columns every vector search reads. */
@@ -56,7 +58,7 @@ export class VectorSearchBatcher {
 
   /** The rows LanceDB returns for this vector and shape: nearest first, `limit` at most. */
   search(vector: Float32Array, shape: VectorSearchShape): Promise<Row[]> {
-    const key = JSON.stringify([shape.where, shape.postfilter, shape.limit]);
+    const key = JSON.stringify([shape.where, shape.postfilter, shape.limit, shape.fast === true]);
     let group = this.groups.get(key);
     if (!group) {
       group = { shape, waiting: [], running: false, scheduled: false };
@@ -98,6 +100,7 @@ export class VectorSearchBatcher {
     let query = this.table.query().nearestTo(first);
     for (const vector of rest) query = query.addQueryVector(vector);
     query = query.distanceType('cosine').where(shape.where);
+    if (shape.fast) query = query.fastSearch();
     const probes = this.probes(!shape.postfilter);
     // Set one at a time, LanceDB refuses a minimum above the maximum it holds or the reverse (its defaults are equal).
     if (probes !== null) {
