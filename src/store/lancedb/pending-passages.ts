@@ -137,11 +137,7 @@ export class PendingPassages {
         epoch: this.epoch,
       };
       this.passages.set(id, passage);
-      for (const term of frequencies.keys()) {
-        const list = this.postings.get(term);
-        if (list) list.push(passage);
-        else this.postings.set(term, [passage]);
-      }
+      this.post(passage);
     }
     if (replaced) this.rebuildPostings();
   }
@@ -167,12 +163,14 @@ export class PendingPassages {
 
   private rebuildPostings(): void {
     this.postings = new Map();
-    for (const passage of this.passages.values()) {
-      for (const term of passage.frequencies.keys()) {
-        const list = this.postings.get(term);
-        if (list) list.push(passage);
-        else this.postings.set(term, [passage]);
-      }
+    for (const passage of this.passages.values()) this.post(passage);
+  }
+
+  private post(passage: Passage): void {
+    for (const term of passage.frequencies.keys()) {
+      const list = this.postings.get(term);
+      if (list) list.push(passage);
+      else this.postings.set(term, [passage]);
     }
   }
 
