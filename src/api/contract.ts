@@ -621,7 +621,7 @@ export const LoadStatus = z.object({
         .number()
         .nullable()
         .optional()
-        .describe('Passages saved since the last compaction that searches compare in the daemon rather than in the tables; null: searches read them from the tables (a shared store, or after a start or an edit until the next compaction). Absent from daemons before it'),
+        .describe('Passages saved since the last compaction that searches compare in the daemon rather than in the tables; null: searches read them from the tables (a shared store, or after a start, an edit or more new passages than the daemon keeps, until the next compaction). Absent from daemons before it'),
     })
     .nullable()
     .describe('The tables searches read'),

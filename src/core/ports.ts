@@ -265,7 +265,8 @@ export interface SearchTablesLoad {
   readonly vectorIndexParts: number | null;
   /**
    * Passages not yet in the indexes that searches compare in the process; null while searches ask LanceDB to
-   * scan them (a shared store, or after a start or an edit until the next compaction).
+   * scan them (a shared store, or after a start, an edit or more new passages than it keeps, until the next
+   * compaction).
    */
   readonly pendingPassages: number | null;
 }

@@ -100,7 +100,7 @@ function row(i: number): Record<string, unknown> {
 const QUERIES = ['harbor', 'lantern orchard', 'run', 'what river', 'the harbor', 'copper willow falcon meadow', 'note7 granite'];
 
 describe('passages not yet indexed, searched in the process', () => {
-  it('scores a passage with the full-text index own BM25 (the same scores LanceDB gives it once indexed)', async () => {
+  it('scores a passage with the BM25 of the full-text index (the same scores LanceDB gives it once indexed)', async () => {
     const store = await open({ compactSearchTablesEvery: 0 });
     const count = 40;
     for (let i = 0; i < count; i++) await insert(store, i);

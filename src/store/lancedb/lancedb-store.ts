@@ -224,9 +224,9 @@ const MAX_MAINTENANCE_REST_MS = 60_000;
 const DEFAULT_COMPACT_SEARCH_TABLES_EVERY = 60;
 /**
  * The same while searches compare the passages not yet indexed in the process (PendingPassages): a commit
- * then costs a search only the memories table's fragment, and each compaction still adds a part to the
- * vector index and costs seconds at 100,000 passages (bench/README.md, issue #23, "Passages not yet indexed,
- * searched in the process").
+ * then costs a search only the memories table's fragment, while each compaction still adds a part to the
+ * vector index and takes the daemon's time (bench/README.md, issue #23, "Passages not yet indexed, searched
+ * in the process", has both costs).
  */
 const SERVED_COMPACT_SEARCH_TABLES_EVERY = 300;
 /**

@@ -11,10 +11,10 @@ type Row = Record<string, unknown>;
 const K1 = 1.2;
 const B = 0.75;
 /**
- * Passages kept at most: a bound on the memory (a 512-dimension vector is 2 KiB, about 4 KiB a passage with its
- * text and terms) and on the main thread's time each search spends comparing them (about a microsecond a
- * passage, bench/README.md, "Passages not yet indexed, searched in the process"). A bulk import passes it
- * between two compactions; searches then read the new rows from LanceDB until the next one.
+ * Passages kept at most: a bound on the memory (a 512-dimension vector is 2 KiB) and on the main thread's time
+ * each search spends comparing them (bench/README.md, "Passages not yet indexed, searched in the process",
+ * has what they cost). A bulk import passes it between two compactions; searches then read the new rows from
+ * LanceDB until the next one.
  */
 const CAPACITY = 2_048;
 
