@@ -18,9 +18,13 @@
  *   tag + metadata      {"tags": T, "metadata.owner": O}               LanceDB prefilter + evaluator
  *   aggregation         countByTag + createdAt week histogram over a 6-month range
  *   aggregation, all    the same over every memory
+ * and pages of GET /v1/memories (the store's list, newest first: every memory, and a tag), each timed
+ * against the same page read as one LanceDB query of every column (how list read it before `list` read
+ * the sort keys first), as A B pairs on the same offsets; the offsets move on, so the row cache rarely holds a page.
  *
  *   node --import tsx bench/query.ts [--quick]
  */
+import * as lancedb from '@lancedb/lancedb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +33,7 @@ import { newId } from '../src/core/ids.js';
 import { MemoryService } from '../src/core/memory-service.js';
 import type { Storage } from '../src/core/ports.js';
 import { QueryService, type QueryInput, type QueryStrategy } from '../src/core/query-service.js';
-import type { MemoryRecord } from '../src/core/types.js';
+import type { MemoryFilter, MemoryRecord } from '../src/core/types.js';
 import type { EmbeddingModel } from '../src/providers/spec.js';
 import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
 import { createNoteGenerator, createRandom } from './lib/notes.js';
@@ -69,10 +73,55 @@ interface KindFigures {
   readonly meanTotal: number;
 }
 
+interface ListFigures {
+  /** store.list: the sort keys of the matches, then the page's rows by id. */
+  readonly twoReads: Summary;
+  /** The same page as one LanceDB query: every column of every match sorted. */
+  readonly oneQuery: Summary;
+  readonly meanTotal: number;
+}
+
 interface SizeFigures {
   readonly memories: number;
   readonly load: { readonly seconds: number; readonly rowsPerSecond: number; readonly maintenanceSeconds: number };
   readonly queries: Record<string, KindFigures>;
+  readonly lists: Record<string, ListFigures>;
+}
+
+const LISTS: readonly { readonly name: string; readonly filter: (i: number) => MemoryFilter }[] = [
+  { name: 'list, every memory', filter: () => ({}) },
+  { name: 'list, a tag', filter: (i) => ({ tags: [TAGS[(i + WARM_UP) % TAGS.length] as string] }) },
+];
+
+/** A B pairs: the store's list, and the same page as the one query list used to be; the pages must agree. */
+async function measureList(storage: Storage, table: lancedb.Table, filter: (i: number) => MemoryFilter): Promise<ListFigures> {
+  const store = storage.memories(ACCOUNT);
+  const twoReads: number[] = [];
+  const oneQuery: number[] = [];
+  let totals = 0;
+  for (let i = -WARM_UP; i < TIMED; i++) {
+    const wanted = filter(i);
+    // Every (filter, page) once: pages of all memories in order, and each tag's first pages in turn.
+    const page = { limit: 20, offset: wanted.tags ? Math.floor((i + WARM_UP) / TAGS.length) * 20 : (i + WARM_UP) * 20 };
+    const a = await timed(() => store.list(wanted, page));
+    const where = [`account_id = '${ACCOUNT}'`, ...(wanted.tags ? [`array_has_any(tags, make_array('${wanted.tags[0]}'))`] : [])].join(' AND ');
+    const b = await timed(() =>
+      table
+        .query()
+        .where(where)
+        .orderBy([{ columnName: 'created_at', ascending: false }, { columnName: 'id', ascending: false }])
+        .offset(page.offset)
+        .limit(page.limit)
+        .toArray(),
+    );
+    const same = a.value.items.map((memory) => memory.id).join() === b.value.map((row) => String(row['id'])).join();
+    if (!same) throw new Error('the store listed another page than the one query');
+    if (i < 0) continue;
+    twoReads.push(a.ms);
+    oneQuery.push(b.ms);
+    totals += a.value.total;
+  }
+  return { twoReads: latencyFigures(twoReads), oneQuery: latencyFigures(oneQuery), meanTotal: Math.round(totals / TIMED) };
 }
 
 /** Only queries with text would embed; none here do. */
@@ -229,8 +278,15 @@ export async function runQueryBench(options: QueryBenchOptions = {}): Promise<Be
         process.stderr.write(`  ${size}: ${kind.name}\n`);
         queries[kind.name] = await measureKind(service, kind);
       }
+      const lists: Record<string, ListFigures> = {};
+      const table = await (await lancedb.connect(dir)).openTable('memories');
+      for (const list of LISTS) {
+        process.stderr.write(`  ${size}: ${list.name}\n`);
+        lists[list.name] = await measureList(storage, table, list.filter);
+      }
       perSize.push({
         memories: size,
+        lists,
         load: { seconds: round(ms / 1000, 1), rowsPerSecond: round(throughput(added, ms), 0), maintenanceSeconds: round(maintenanceMs / 1000, 1) },
         queries,
       });
@@ -267,6 +323,17 @@ export async function runQueryBench(options: QueryBenchOptions = {}): Promise<Be
           ...perSize.flatMap((size) => {
             const figures = size.queries[name];
             return [figures?.ms.p50 ?? Number.NaN, figures?.ms.p95 ?? Number.NaN, figures?.meanTotal ?? Number.NaN];
+          }),
+        ]),
+      },
+      {
+        title: 'Pages of GET /v1/memories (ms; the store\'s list against the same page as one LanceDB query of every column; A B pairs; limit 20)',
+        header: ['list', ...perSize.flatMap((size) => [`${label(size.memories)} p50`, `${label(size.memories)} one query p50`, `${label(size.memories)} one query / list`, `${label(size.memories)} matches`])],
+        rows: LISTS.map(({ name }) => [
+          name,
+          ...perSize.flatMap((size) => {
+            const figures = size.lists[name];
+            return [figures?.twoReads.p50 ?? Number.NaN, figures?.oneQuery.p50 ?? Number.NaN, figures ? round(figures.oneQuery.p50 / figures.twoReads.p50, 2) : Number.NaN, figures?.meanTotal ?? Number.NaN];
           }),
         ]),
       },

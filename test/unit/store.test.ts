@@ -111,6 +111,28 @@ describe('LanceDB memory store', () => {
     }
   });
 
+
+  it('a listed page is the page of every match, newest first (ties by id), whole records, other accounts never', async () => {
+    const store = storage.memories('usr_listed');
+    const other = storage.memories('usr_listed_other');
+    const base = Date.UTC(2026, 1, 1);
+    const records = Array.from({ length: 17 }, (_, i) =>
+      memory({ content: `listed ${i}`, tags: i % 3 === 0 ? ['third'] : [], metadata: { i }, createdAt: base + (i % 4) * 1000 }),
+    );
+    for (const record of records) await store.insert(record, []);
+    for (let i = 0; i < 4; i++) await other.insert(memory({ createdAt: base + i * 1000 + 500 }), []);
+    const newestFirst = (a: MemoryRecord, b: MemoryRecord) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+    for (const filter of [{}, { tags: ['third'] }]) {
+      const expected = records.filter((record) => !filter.tags || record.tags.includes('third')).sort(newestFirst);
+      const pages: MemoryRecord[] = [];
+      for (let offset = 0; offset < expected.length + 4; offset += 4) {
+        const page = await store.list(filter, { limit: 4, offset });
+        expect(page.total).toBe(expected.length);
+        pages.push(...page.items);
+      }
+      expect(pages).toEqual(expected);
+    }
+  });
   it("finds an account's nearest passages when another account's lie nearer, and the nearest of all when they are its own", async () => {
     const near = storage.memories('usr_near');
     const far = storage.memories('usr_far');

@@ -686,22 +686,28 @@ class LanceMemoryStore implements MemoryStore {
     return existing;
   }
 
+  /**
+   * Newest first. The page is read as sortedPage reads one: the sort keys of every match first, then the
+   * page's rows by id (from the row cache where it has them), since LanceDB sorts every matching row with
+   * every column it reads. A memory deleted between the two reads drops out of the page.
+   */
   async list(filter: MemoryFilter, page: { limit: number; offset: number }) {
     const where = filterPredicate(this.accountId, filter);
-    const [total, rows] = await Promise.all([
-      this.tables.memories.table.countRows(where),
-      this.tables.memories.table
-        .query()
-        .where(where)
-        .orderBy([
-          { columnName: 'created_at', ascending: false },
-          { columnName: 'id', ascending: false },
-        ])
-        .offset(page.offset)
-        .limit(page.limit)
-        .toArray(),
-    ]);
-    return { items: rows.map((row) => rowToMemory(row as Row)), total };
+    const keys = this.tables.memories.table
+      .query()
+      .where(where)
+      .select(['id', 'created_at'])
+      .orderBy([
+        { columnName: 'created_at', ascending: false },
+        { columnName: 'id', ascending: false },
+      ])
+      .offset(page.offset)
+      .limit(page.limit)
+      .toArray();
+    const [keyRows, total] = await Promise.all([keys, this.tables.memories.table.countRows(where)]);
+    const ids = keyRows.map((row: Row) => str(row, 'id'));
+    const byId = new Map((await this.getMany(ids)).map((memory) => [memory.id, memory]));
+    return { items: ids.flatMap((id) => byId.get(id) ?? []), total };
   }
 
   count(filter: MemoryFilter = {}): Promise<number> {
