@@ -73,6 +73,13 @@ function admissionLimits(cores: number): Readonly<Record<Lane, LaneLimits>> {
   };
 }
 
+/**
+ * Searches and writes lend each other the slots they leave idle (see Admission): under many clients the
+ * searches no longer wait while write slots idle, and a flood of either still leaves the other its own
+ * slots (bench/README.md, issue #23, "Searches and writes lend each other idle slots").
+ */
+const SHARING_LANES: readonly (readonly Lane[])[] = [['search', 'write']];
+
 const EMPTY_EMBEDDER_LOAD = { workers: 0, queued: { interactive: 0, background: 0 }, batches: 0, texts: 0, queuedMs: 0, workingMs: 0 };
 const EMPTY_SEARCH_TABLES_LOAD: SearchTablesLoad = { pendingCommits: 0, compactions: 0, compactionMs: 0, vectorIndexParts: null, pendingPassages: null };
 
@@ -331,7 +338,7 @@ export async function createDeps(options: CreateDepsOptions): Promise<CreatedDep
   });
   const backups = new BackupService({ storage, memVersion: VERSION });
 
-  const admission = new Admission(options.admissionLimits ?? admissionLimits(availableParallelism()));
+  const admission = new Admission(options.admissionLimits ?? admissionLimits(availableParallelism()), undefined, SHARING_LANES);
   const timings = new RequestTimings(LOAD_WINDOW_SECONDS * 1000);
   const monitor = new LoadMonitor(
     {

@@ -557,9 +557,9 @@ export type HealthResponse = z.infer<typeof HealthResponse>;
 
 const percentiles = z.object({ p50: z.number(), p99: z.number() });
 const laneLoad = z.object({
-  running: z.number(),
+  running: z.number().describe('Requests of the lane running now: above concurrency while it uses slots the lane it shares with leaves idle (search and write)'),
   queued: z.number(),
-  concurrency: z.number().describe('Requests of the lane that run at once; more wait in its queue'),
+  concurrency: z.number().describe("The lane's own slots: requests of it that run at once; more wait in its queue unless a lane it shares with has a slot idle"),
   maxQueued: z.number().describe('Requests that may wait in the lane; one more is answered 429 RATE_LIMITED'),
   admitted: z.number().describe('Requests admitted since the start'),
   rejected: z.number().describe('Requests refused with 429 RATE_LIMITED because the lane was full, since the start'),

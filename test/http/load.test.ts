@@ -146,8 +146,13 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
   }, 120_000);
 
   it('a full lane answers 429 RATE_LIMITED with Retry-After at once, while cheap reads still answer', async () => {
-    // Take the search lane's only slot, so the next search waits and the one after finds the queue full.
+    // Take the search lane's only slot: searches and writes lend each other idle slots, so a search still
+    // runs at once on an idle write slot.
     const held = await t.deps.load.admission.enter('search');
+    expect((await t.request({ method: 'POST', url: '/v1/search', payload: { query: 'kites borrowed' } })).statusCode).toBe(200);
+    expect(t.deps.load.admission.load().search).toMatchObject({ running: 1, queued: 0 });
+    // Take the write lane's slots too, so the next search waits and the one after finds the queue full.
+    const writes = await Promise.all([1, 2, 3, 4].map(() => t.deps.load.admission.enter('write')));
     const waiting = t.request({ method: 'POST', url: '/v1/search', payload: { query: 'kites' } });
     await until(() => t.deps.load.admission.load().search.queued === 1, 'a search waiting for the lane');
 
@@ -164,6 +169,7 @@ describe('many clients at once: priorities, lanes and backpressure', () => {
     expect(t.deps.load.admission.load().search.queued).toBe(1);
 
     held.release();
+    for (const write of writes) write.release();
     expect((await waiting).statusCode).toBe(200);
     expect(t.deps.load.admission.load().search).toMatchObject({ running: 0, queued: 0 });
     expect(t.deps.load.admission.load().search.rejected).toBeGreaterThanOrEqual(1);

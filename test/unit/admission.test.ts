@@ -112,4 +112,68 @@ describe('admission lanes', () => {
     expect((await second).queuedMs).toBe(40);
     expect(first.queuedMs).toBe(0);
   });
+
+  it("lanes that share lend idle slots; a lane's own slots stay its own, and nobody borrows while it waits", async () => {
+    const admission = new Admission(
+      {
+        read: { concurrency: 1, maxQueued: 5 },
+        search: { concurrency: 2, maxQueued: 5 },
+        write: { concurrency: 2, maxQueued: 5 },
+        bulk: { concurrency: 1, maxQueued: 5 },
+      },
+      undefined,
+      [['search', 'write']],
+    );
+    // No writes: searches run on the write lane's slots too, four at once, and a fifth waits.
+    const searches = await Promise.all([1, 2, 3, 4].map(() => admission.enter('search')));
+    const order: string[] = [];
+    const fifth = admission.enter('search').then((admitted) => (order.push('search 5'), admitted));
+    await Promise.resolve();
+    expect(admission.load().search).toMatchObject({ running: 4, queued: 1, concurrency: 2 });
+    // Reads do not share: their lane is as it was.
+    const read = await admission.enter('read');
+    expect(admission.load().read.running).toBe(1);
+    // A write runs at once on a slot of its own, lent or not: nothing waits for the searches that hold them.
+    const write = await admission.enter('write');
+    expect(admission.load().write).toMatchObject({ running: 1, queued: 0 });
+    // The group's four slots are taken (three searches and the write once one search ends): the fifth waits on.
+    searches[0]?.release();
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    // The write ends: a slot is idle again, and the waiting search borrows it.
+    write.release();
+    await fifth;
+    expect(order).toEqual(['search 5']);
+    // Writes fill their own two slots and a third waits: no search borrows while a write waits.
+    searches[1]?.release();
+    searches[2]?.release();
+    const writes = await Promise.all([admission.enter('write'), admission.enter('write')]);
+    const third = admission.enter('write').then((admitted) => (order.push('write 3'), admitted));
+    expect(admission.load().search).toMatchObject({ running: 2 });
+    const sixth = admission.enter('search').then((admitted) => (order.push('search 6'), admitted));
+    await Promise.resolve();
+    expect(admission.load().search).toMatchObject({ running: 2, queued: 1 });
+    expect(admission.load().write).toMatchObject({ running: 2, queued: 1 });
+    // A write ends: its slot goes to the waiting write, not to the search.
+    writes[0]?.release();
+    await third;
+    expect(order).toEqual(['search 5', 'write 3']);
+    // A search ends: the waiting search takes its own lane's slot.
+    searches[3]?.release();
+    await sixth;
+    expect(order).toEqual(['search 5', 'write 3', 'search 6']);
+    for (const admitted of [await fifth, await third, await sixth, writes[1], read]) admitted?.release();
+    expect(admission.load().search).toMatchObject({ running: 0, queued: 0, admitted: 6 });
+    expect(admission.load().write).toMatchObject({ running: 0, queued: 0, admitted: 4 });
+  });
+
+  it('without sharing, a lane never runs more than its own slots while another idles', async () => {
+    const admission = new Admission(limits({ concurrency: 1, maxQueued: 5 }));
+    const first = await admission.enter('search');
+    const second = admission.enter('search');
+    await Promise.resolve();
+    expect(admission.load().search).toMatchObject({ running: 1, queued: 1 });
+    first.release();
+    (await second).release();
+  });
 });

@@ -38,6 +38,8 @@ interface Waiter {
 
 interface LaneState {
   readonly limits: LaneLimits;
+  /** The lanes that lend each other idle slots, this one among them (itself alone when it shares with none). */
+  group: readonly LaneState[];
   running: number;
   readonly waiting: Waiter[];
   admitted: number;
@@ -54,6 +56,13 @@ const SMOOTHING = 0.05;
  * (first come, first served), and the rest are refused at once with 429 RATE_LIMITED and a Retry-After
  * estimated from the queue and the lane's recent pace, so an overloaded daemon answers "later" in
  * milliseconds instead of letting a queue, and every latency, grow without bound.
+ *
+ * Lanes that share (`sharing`, e.g. searches and writes) lend each other the slots they leave idle: a lane
+ * whose own slots are taken may run one more while the group runs fewer than its slots together and no other
+ * lane of it has a request waiting. A lane's own slots stay its own: a request of it starts at once on one,
+ * even while another lane runs on it (the group then runs more than its slots until those end), and nobody
+ * borrows while it has requests waiting. So a flood of one kind never delays the other, and neither idles
+ * while the other waits.
  */
 export class Admission {
   private readonly lanes: Record<Lane, LaneState>;
@@ -61,16 +70,18 @@ export class Admission {
   constructor(
     limits: Readonly<Record<Lane, LaneLimits>>,
     private readonly now: () => number = () => performance.now(),
+    sharing: readonly (readonly Lane[])[] = [],
   ) {
-    const state = (lane: Lane): LaneState => ({ limits: limits[lane], running: 0, waiting: [], admitted: 0, rejected: 0, meanHoldMs: 50 });
+    const state = (lane: Lane): LaneState => ({ limits: limits[lane], group: [], running: 0, waiting: [], admitted: 0, rejected: 0, meanHoldMs: 50 });
     this.lanes = { read: state('read'), search: state('search'), write: state('write'), bulk: state('bulk') };
+    for (const lane of LANES) this.lanes[lane].group = (sharing.find((group) => group.includes(lane)) ?? [lane]).map((member) => this.lanes[member]);
   }
 
   /** Resolves when the request may run; throws RATE_LIMITED when the lane's queue is full. */
   enter(lane: Lane): Promise<Admitted> {
     const state = this.lanes[lane];
     const at = this.now();
-    if (state.running < state.limits.concurrency && state.waiting.length === 0) return Promise.resolve(this.start(state, at));
+    if (state.waiting.length === 0 && (state.running < state.limits.concurrency || this.mayBorrow(state))) return Promise.resolve(this.start(state, at));
     if (state.waiting.length >= state.limits.maxQueued) {
       state.rejected += 1;
       const retryAfter = Math.max(1, Math.ceil(((state.waiting.length + state.running) * state.meanHoldMs) / state.limits.concurrency / 1000));
@@ -95,6 +106,49 @@ export class Admission {
     return { read: view(this.lanes.read), search: view(this.lanes.search), write: view(this.lanes.write), bulk: view(this.lanes.bulk) };
   }
 
+  /** A slot another lane of the group leaves idle, with nobody of that lane waiting for it. */
+  private mayBorrow(state: LaneState): boolean {
+    const group = state.group;
+    if (group.length < 2) return false;
+    let running = 0;
+    let slots = 0;
+    for (const member of group) {
+      if (member !== state && member.waiting.length > 0) return false;
+      running += member.running;
+      slots += member.limits.concurrency;
+    }
+    return running < slots;
+  }
+
+  /**
+   * A slot of this group is free: its waiting requests take it, first those of a lane below its own slots
+   * (the oldest such request), then, while the group runs fewer than its slots, one that borrows (the oldest
+   * of all), until none can start.
+   */
+  private dispatch(group: readonly LaneState[]): void {
+    for (;;) {
+      let next: LaneState | undefined;
+      for (const member of group) {
+        const head = member.waiting[0];
+        if (!head || member.running >= member.limits.concurrency) continue;
+        if (!next || head.at < (next.waiting[0]?.at ?? Infinity)) next = member;
+      }
+      if (!next && group.length > 1) {
+        const running = group.reduce((sum, member) => sum + member.running, 0);
+        const slots = group.reduce((sum, member) => sum + member.limits.concurrency, 0);
+        if (running < slots) {
+          for (const member of group) {
+            const head = member.waiting[0];
+            if (head && (!next || head.at < (next.waiting[0]?.at ?? Infinity))) next = member;
+          }
+        }
+      }
+      const waiter = next?.waiting.shift();
+      if (!next || !waiter) return;
+      waiter.resolve(this.start(next, waiter.at));
+    }
+  }
+
   private start(state: LaneState, queuedAt: number): Admitted {
     state.running += 1;
     state.admitted += 1;
@@ -108,8 +162,7 @@ export class Admission {
         released = true;
         state.meanHoldMs += SMOOTHING * (this.now() - startedAt - state.meanHoldMs);
         state.running -= 1;
-        const next = state.waiting.shift();
-        if (next) next.resolve(this.start(state, next.at));
+        this.dispatch(state.group);
       },
     };
   }
