@@ -52,7 +52,7 @@ interface LaneState {
 const SMOOTHING = 0.05;
 
 /**
- * Admission control for the daemon's requests: per lane at most `concurrency` run, at most `maxQueued` wait
+ * Admission control for the daemon's requests: per lane `concurrency` run on its own slots, at most `maxQueued` wait
  * (first come, first served), and the rest are refused at once with 429 RATE_LIMITED and a Retry-After
  * estimated from the queue and the lane's recent pace, so an overloaded daemon answers "later" in
  * milliseconds instead of letting a queue, and every latency, grow without bound.
