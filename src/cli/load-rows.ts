@@ -11,7 +11,11 @@ export function loadRows(load: LoadStatus, topTypes = 6): [string, string][] {
     .map(([name, share]) => `${name.replace(/-worker$/, '')} ${share.toFixed(2)}`)
     .join(', ');
   const lanes = Object.entries(load.lanes)
-    .map(([lane, state]) => `${lane} ${state.running}/${state.concurrency} running, ${state.queued} waiting${state.rejected ? `, ${state.rejected} refused` : ''}`)
+    .map(([lane, state]) => {
+      // Past its own slots a lane runs on slots another lane leaves idle (searches and writes lend them).
+      const lent = state.running > state.concurrency ? ` (${state.running - state.concurrency} on lent slots)` : '';
+      return `${lane} ${state.running}/${state.concurrency} running${lent}, ${state.queued} waiting${state.rejected ? `, ${state.rejected} refused` : ''}`;
+    })
     .join(' · ');
   const rows: [string, string][] = [
     [

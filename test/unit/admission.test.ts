@@ -130,6 +130,9 @@ describe('admission lanes', () => {
     const fifth = admission.enter('search').then((admitted) => (order.push('search 5'), admitted));
     await Promise.resolve();
     expect(admission.load().search).toMatchObject({ running: 4, queued: 1, concurrency: 2 });
+    expect(loadRows({ ...STATUS_LOAD, lanes: admission.load() }).find(([name]) => name === 'queues')?.[1]).toContain(
+      'search 4/2 running (2 on lent slots), 1 waiting · write 0/2 running, 0 waiting',
+    );
     // Reads do not share: their lane is as it was.
     const read = await admission.enter('read');
     expect(admission.load().read.running).toBe(1);
