@@ -108,16 +108,7 @@ export class Admission {
 
   /** A slot another lane of the group leaves idle, with nobody of that lane waiting for it. */
   private mayBorrow(state: LaneState): boolean {
-    const group = state.group;
-    if (group.length < 2) return false;
-    let running = 0;
-    let slots = 0;
-    for (const member of group) {
-      if (member !== state && member.waiting.length > 0) return false;
-      running += member.running;
-      slots += member.limits.concurrency;
-    }
-    return running < slots;
+    return state.group.length > 1 && state.group.every((member) => member === state || member.waiting.length === 0) && hasIdleSlot(state.group);
   }
 
   /**
@@ -127,22 +118,9 @@ export class Admission {
    */
   private dispatch(group: readonly LaneState[]): void {
     for (;;) {
-      let next: LaneState | undefined;
-      for (const member of group) {
-        const head = member.waiting[0];
-        if (!head || member.running >= member.limits.concurrency) continue;
-        if (!next || head.at < (next.waiting[0]?.at ?? Infinity)) next = member;
-      }
-      if (!next && group.length > 1) {
-        const running = group.reduce((sum, member) => sum + member.running, 0);
-        const slots = group.reduce((sum, member) => sum + member.limits.concurrency, 0);
-        if (running < slots) {
-          for (const member of group) {
-            const head = member.waiting[0];
-            if (head && (!next || head.at < (next.waiting[0]?.at ?? Infinity))) next = member;
-          }
-        }
-      }
+      const next =
+        oldestWaiting(group.filter((member) => member.running < member.limits.concurrency)) ??
+        (group.length > 1 && hasIdleSlot(group) ? oldestWaiting(group) : undefined);
       const waiter = next?.waiting.shift();
       if (!next || !waiter) return;
       waiter.resolve(this.start(next, waiter.at));
@@ -166,4 +144,25 @@ export class Admission {
       },
     };
   }
+}
+
+/** The group runs fewer requests than its lanes' slots together. */
+function hasIdleSlot(group: readonly LaneState[]): boolean {
+  let running = 0;
+  let slots = 0;
+  for (const member of group) {
+    running += member.running;
+    slots += member.limits.concurrency;
+  }
+  return running < slots;
+}
+
+/** The lane whose first waiting request arrived first, if any waits. */
+function oldestWaiting(lanes: readonly LaneState[]): LaneState | undefined {
+  let oldest: LaneState | undefined;
+  for (const lane of lanes) {
+    const head = lane.waiting[0];
+    if (head && (!oldest || head.at < (oldest.waiting[0]?.at ?? Infinity))) oldest = lane;
+  }
+  return oldest;
 }
