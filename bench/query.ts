@@ -36,6 +36,7 @@ import { QueryService, type QueryInput, type QueryStrategy } from '../src/core/q
 import type { MemoryFilter, MemoryRecord } from '../src/core/types.js';
 import type { EmbeddingModel } from '../src/providers/spec.js';
 import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
+import { and, arrayHasAny, eq } from '../src/store/lancedb/predicate.js';
 import { createNoteGenerator, createRandom } from './lib/notes.js';
 import { progress, runPool } from './lib/pool.js';
 import { finishStandalone, isMain, measure, type BenchResult } from './lib/report.js';
@@ -104,7 +105,7 @@ async function measureList(storage: Storage, table: lancedb.Table, filter: (i: n
     // Every (filter, page) once: pages of all memories in order, and each tag's first pages in turn.
     const page = { limit: 20, offset: wanted.tags ? Math.floor((i + WARM_UP) / TAGS.length) * 20 : (i + WARM_UP) * 20 };
     const a = await timed(() => store.list(wanted, page));
-    const where = [`account_id = '${ACCOUNT}'`, ...(wanted.tags ? [`array_has_any(tags, make_array('${wanted.tags[0]}'))`] : [])].join(' AND ');
+    const where = and(eq('account_id', ACCOUNT), wanted.tags ? arrayHasAny('tags', wanted.tags) : undefined);
     const b = await timed(() =>
       table
         .query()
@@ -279,10 +280,15 @@ export async function runQueryBench(options: QueryBenchOptions = {}): Promise<Be
         queries[kind.name] = await measureKind(service, kind);
       }
       const lists: Record<string, ListFigures> = {};
+      // A connection of its own, opened after the load, reads the table as the store wrote it.
       const table = await (await lancedb.connect(dir)).openTable('memories');
-      for (const list of LISTS) {
-        process.stderr.write(`  ${size}: ${list.name}\n`);
-        lists[list.name] = await measureList(storage, table, list.filter);
+      try {
+        for (const list of LISTS) {
+          process.stderr.write(`  ${size}: ${list.name}\n`);
+          lists[list.name] = await measureList(storage, table, list.filter);
+        }
+      } finally {
+        table.close();
       }
       perSize.push({
         memories: size,
