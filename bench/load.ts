@@ -9,9 +9,9 @@
  *    the mix's writes leave and for extraction beside the reads. With `--alternate`, each type alone is
  *    measured for the other build too, on the same store, right after (the limit stays the current build's).
  * 2. The mix of scale.ts (45% semantic search, 20% hybrid, 10% query, 10% get, 10% turbo save, 5% save) with
- *    16, 64, 64 and 16 clients (the runs' writes stay, so each finds a larger store), `--seconds` each; with
- *    `--alternate DIR` (another build) each as an A B pair on the same data, so both builds meet the same
- *    machine load; per run req/s, p50, p99, errors, 429s, and the daemon's
+ *    16, 64, 64 and 16 clients (`--clients` sets another sequence; the runs' writes stay, so each finds a
+ *    larger store), `--seconds` each; with `--alternate DIR` (another build) each as an A B pair on the same
+ *    data, so both builds meet the same machine load; per run req/s, p50, p99, errors, 429s, and the daemon's
  *    own `load` figures at the end of the run (GET /v1/status: where the time goes), its CPU per request by
  *    thread kind during the run and the cores it got. After the runs, the searches alone again on the tables
  *    the runs' writes left (contention vs the store's state), once the background work the runs left
@@ -42,7 +42,7 @@
  * maintenance pass, which builds the vector index above 50,000 passages). DIR records the size and seed it
  * holds; a run of another size refuses it rather than loading over it.
  *
- *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--during N] [--scan 500] [--alternate DIR [--alternate-first]] [--home DIR]
+ *   node --import tsx bench/load.ts [--size 2000] [--seconds 20] [--ingest 2000] [--during N] [--scan 500] [--alternate DIR [--alternate-first]] [--home DIR] [--clients 16,64,64,16]
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -65,6 +65,8 @@ const SEED = 20261124;
 const STORE_SEED = 20261121;
 /** What a kept store (`--home`) holds, in a file beside its data. */
 const KEPT_FILE = 'bench-load-store.json';
+/** The concurrent runs' client counts: the issue's two, in an order that weighs the store's growth on both alike. */
+const DEFAULT_CLIENTS = [16, 64, 64, 16];
 
 /** Whether `home` holds a kept store of `size` memories; throws if it holds another. */
 function keptStore(home: string, size: number): boolean {
@@ -401,6 +403,12 @@ export interface LoadBenchOptions {
   readonly alternateFirst?: boolean;
   /** A directory that keeps the loaded store between runs (see the file's header). */
   readonly home?: string | undefined;
+  /**
+   * The concurrent runs' client counts, in order (default 16 64 64 16). A longer symmetric sequence
+   * (16 64 64 16 16 64 64 16) weighs the store's growth on both counts alike over more runs, when one
+   * count's runs are to be compared with the other's more finely than one sequence's spread allows.
+   */
+  readonly clients?: readonly number[];
 }
 
 export async function runLoadBench(options: LoadBenchOptions = {}): Promise<BenchResult> {
@@ -467,7 +475,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
     // Every run's writes stay in the store, and each run finds more rows and fragments than the one before:
     // runs in the order 16 64 64 16 clients, each a pair of builds with --alternate, so that this drift
     // weighs on both client counts (and both builds) alike.
-    for (const clients of seconds > 0 ? [16, 64, 64, 16] : []) {
+    for (const clients of seconds > 0 ? (options.clients ?? DEFAULT_CLIENTS) : []) {
       for (const build of options.alternate ? pair : builds) {
         if (options.alternate) {
           await daemon.use(build);
@@ -649,9 +657,18 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
   };
 }
 
+/** `--clients 16,64,64,16`: positive whole numbers, comma-separated. */
+function clientCounts(text: string): number[] {
+  const counts = text.split(',').map((part) => Number(part.trim()));
+  if (counts.length === 0 || counts.some((count) => !Number.isInteger(count) || count < 1)) {
+    throw new Error(`--clients takes client counts separated by commas (for example 16,64,64,16), not "${text}"`);
+  }
+  return counts;
+}
+
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
-    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, during: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' }, 'alternate-first': { type: 'boolean', default: false }, home: { type: 'string' } },
+    options: { size: { type: 'string' }, seconds: { type: 'string' }, ingest: { type: 'string' }, during: { type: 'string' }, scan: { type: 'string' }, alternate: { type: 'string' }, 'alternate-first': { type: 'boolean', default: false }, home: { type: 'string' }, clients: { type: 'string' } },
   });
   finishStandalone(
     await measure(() =>
@@ -664,6 +681,7 @@ if (isMain(import.meta.url)) {
         alternate: values.alternate,
         alternateFirst: values['alternate-first'],
         home: values.home,
+        ...(values.clients ? { clients: clientCounts(values.clients) } : {}),
       }),
     ),
   );
