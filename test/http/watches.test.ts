@@ -45,7 +45,15 @@ describe('folder watch', () => {
   let bKey = '';
 
   const json = async (options: InjectOptions) => (await t.request(options)).json() as Json;
-  const memories = async (): Promise<MemoryDto[]> => (await json({ method: 'GET', url: '/v1/memories?limit=100' })).data as MemoryDto[];
+  /** Every memory of the account, page by page (the batch test below leaves more than a page). */
+  const memories = async (): Promise<MemoryDto[]> => {
+    const all: MemoryDto[] = [];
+    for (let offset = 0; ; offset += 100) {
+      const page = await json({ method: 'GET', url: `/v1/memories?limit=100&offset=${offset}` });
+      all.push(...(page.data as MemoryDto[]));
+      if ((page.pagination as Json).hasMore !== true) return all;
+    }
+  };
   const byPath = async () => new Map((await memories()).map((memory) => [memory.metadata.sourcePath as string, memory]));
   const memoryAt = (path: string) => waitFor(byPath, (map) => map.has(path), `a memory of ${path}`).then((map) => map.get(path) as MemoryDto);
   const watches = async () => (await json({ method: 'GET', url: '/v1/watches' })).watches as Json[];
@@ -235,7 +243,7 @@ describe('folder watch', () => {
     const many = join(root, 'many');
     mkdirSync(many);
     const noteOf = (i: number) => `# Note ${i}\n\nBatch note number ${i} of the large folder.\n`;
-    for (let i = 0; i < 70; i++) writeFileSync(join(many, `n${i}.md`), noteOf(i));
+    for (let i = 0; i < 140; i++) writeFileSync(join(many, `n${i}.md`), noteOf(i));
     const inSpace = async () => {
       const pages = await Promise.all([0, 100].map((offset) => json({ method: 'GET', url: `/v1/memories?limit=100&offset=${offset}&spaceId=many` })));
       return new Map(pages.flatMap((page) => page.data as MemoryDto[]).map((memory) => [memory.metadata.sourcePath as string, memory]));
@@ -247,31 +255,31 @@ describe('folder watch', () => {
     const documentSave = vi.spyOn(Object.getPrototypeOf(t.deps.documents) as { save: () => unknown }, 'save');
     try {
       const first = (await json({ method: 'POST', url: '/v1/watches', payload: { path: many, spaceId: 'many' } })) as Json;
-      expect(await scanDone(first.jobId)).toMatchObject({ status: 'completed', progress: { total: 70, completed: 70, failed: 0 } });
+      expect(await scanDone(first.jobId)).toMatchObject({ status: 'completed', progress: { total: 140, completed: 140, failed: 0 } });
       await t.deps.watches.onIdle();
-      // 70 files: three lookups (batches of 32), none per file.
-      expect(batched).toHaveBeenCalledTimes(3);
+      // 140 notes: two lookups (batches of 128), none per file.
+      expect(batched).toHaveBeenCalledTimes(2);
       expect(single).not.toHaveBeenCalled();
       // The new files are created together, in the pieces the pace grants (not one save each).
       const sizes = saveMany.mock.calls.map(([, inputs]) => inputs.length);
-      expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(70);
+      expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(140);
       expect(Math.max(...sizes)).toBeGreaterThan(1);
       expect(documentSave).not.toHaveBeenCalled();
       saveMany.mockRestore();
       documentSave.mockRestore();
       const before = await inSpace();
-      expect(before.size).toBe(70);
+      expect(before.size).toBe(140);
 
       // Watched again after a change while unwatched: the scan finds the memories the files have.
       expect((await t.request({ method: 'DELETE', url: `/v1/watches/${first.watch.id}` })).statusCode).toBe(200);
       writeFileSync(join(many, 'n3.md'), '# Note 3\n\nRewritten while nobody watched.\n');
-      writeFileSync(join(many, 'n70.md'), noteOf(70));
+      writeFileSync(join(many, 'n140.md'), noteOf(140));
       batched.mockClear();
       const second = (await json({ method: 'POST', url: '/v1/watches', payload: { path: many, spaceId: 'many' } })) as Json;
-      expect(await scanDone(second.jobId)).toMatchObject({ status: 'completed', progress: { total: 71, completed: 71, failed: 0 } });
-      expect(batched).toHaveBeenCalledTimes(3);
+      expect(await scanDone(second.jobId)).toMatchObject({ status: 'completed', progress: { total: 141, completed: 141, failed: 0 } });
+      expect(batched).toHaveBeenCalledTimes(2);
       const after = await inSpace();
-      expect(after.size).toBe(71);
+      expect(after.size).toBe(141);
       for (const [path, memory] of before) expect(after.get(path)?.id, path).toBe(memory.id);
       expect(after.get(join(many, 'n3.md'))?.content).toContain('Rewritten');
       expect(after.get(join(many, 'n5.md'))).toEqual(before.get(join(many, 'n5.md')));

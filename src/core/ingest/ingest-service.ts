@@ -10,6 +10,7 @@ import type { JobItemResult, Storage } from '../ports.js';
 import type { Account, JobRecord } from '../types.js';
 import type { Leases } from '../cluster/leases.js';
 import type { DocumentSaves } from './document-saves.js';
+import { fileBatches } from './file-batches.js';
 import type { DocumentSource, IngestItem, WatchedFileRef, WatchedFileSaver, WebhookAttempt, WebhookSender } from './types.js';
 
 /**
@@ -20,11 +21,10 @@ const DEFAULT_ITEM_CONCURRENCY = 256;
 /** URL fetches and file reads at once (each may hold a body of up to `ingest.maxFetchBytes`). */
 const FETCH_CONCURRENCY = 8;
 /**
- * A first scan's files go in batches (WatchedFileSaver.saveFiles: one lookup query per batch, the new files
- * of each piece the pace grants created together, as text items are), two batches at once: the next batch's
- * lookup and reads overlap the last one's saves.
+ * A first scan's files go in batches (file-batches.ts; WatchedFileSaver.saveFiles: one lookup query per
+ * batch, the new files of each piece the pace grants created together, as text items are), two batches at
+ * once: the next batch's lookup and reads overlap the last one's saves.
  */
-const FILE_BATCH = 32;
 const FILE_BATCHES_AT_ONCE = 2;
 /**
  * Text items go in batches too (MemoryService.saveMany: one embedding call, one commit per table, one
@@ -387,7 +387,7 @@ export class IngestService {
       const isFile = (index: number) => payload.items[index]?.file !== undefined && this.deps.files !== undefined && !stored.has(payload.ids[index] as string);
       const isText = (index: number) => payload.items[index]?.file === undefined && hasText(payload.items[index]?.content) && !stored.has(payload.ids[index] as string);
       await Promise.all([
-        ...batchesOf(remaining.filter(isFile), FILE_BATCH).map((batch) => this.fileBatches.run(() => inBackground(() => this.saveFileBatch(state, batch, signal, confirm)))),
+        ...fileBatches(remaining.filter(isFile), (index) => payload.items[index]?.file?.size).map((batch) => this.fileBatches.run(() => inBackground(() => this.saveFileBatch(state, batch, signal, confirm)))),
         ...batchesOf(remaining.filter(isText), this.textBatchSize).map((batch) =>
           this.textBatches.run(() =>
             inBackground(() =>

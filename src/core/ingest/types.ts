@@ -68,6 +68,8 @@ export interface WatchedFileRef {
   /** Absolute path; the memory is keyed by it (metadata.sourcePath). */
   readonly path: string;
   readonly watchId: string;
+  /** Bytes when the first scan listed it: bounds a batch's files (file-batches.ts); absent in older jobs. */
+  readonly size?: number | undefined;
 }
 
 /** Saves the file of a `file` item (core/watch/watched-files.ts); resolves with the memory id. */

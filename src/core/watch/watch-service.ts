@@ -297,7 +297,7 @@ export class WatchService {
     const { record } = active;
     const files = await this.deps.watching.list(active.rules);
     const items: IngestItem[] = files.map((file) => ({
-      file: { path: file.path, watchId: record.id },
+      file: { path: file.path, watchId: record.id, size: file.size },
       tags: record.tags.length > 0 ? record.tags : undefined,
       spaceId: record.spaceId || undefined,
     }));
