@@ -21,6 +21,8 @@
  * and pages of GET /v1/memories (the store's list, newest first: every memory, and a tag), each timed
  * against the same page read as one LanceDB query of every column (how list read it before `list` read
  * the sort keys first), as A B pairs on the same offsets; the offsets move on, so the row cache rarely holds a page.
+ * Last, a folder's first scan looking up a batch of 128 paths (findManyByMetadata, a new folder each time, so
+ * nothing is found), against the same lookup without the paths' common prefix asked first, as A B pairs.
  *
  *   node --import tsx bench/query.ts [--quick]
  */
@@ -36,7 +38,7 @@ import { QueryService, type QueryInput, type QueryStrategy } from '../src/core/q
 import type { MemoryFilter, MemoryRecord } from '../src/core/types.js';
 import type { EmbeddingModel } from '../src/providers/spec.js';
 import { openLanceStore } from '../src/store/lancedb/lancedb-store.js';
-import { and, arrayHasAny, eq } from '../src/store/lancedb/predicate.js';
+import { and, arrayHasAny, contains, eq, or } from '../src/store/lancedb/predicate.js';
 import { createNoteGenerator, createRandom } from './lib/notes.js';
 import { progress, runPool } from './lib/pool.js';
 import { finishStandalone, isMain, measure, type BenchResult } from './lib/report.js';
@@ -82,11 +84,40 @@ interface ListFigures {
   readonly meanTotal: number;
 }
 
+interface LookupFigures {
+  /** store.findManyByMetadata: the paths' common prefix, then each path. */
+  readonly withPrefix: Summary;
+  /** The same paths as one LanceDB query of each path alone (how the lookup read before the prefix). */
+  readonly pathsAlone: Summary;
+}
+
 interface SizeFigures {
   readonly memories: number;
   readonly load: { readonly seconds: number; readonly rowsPerSecond: number; readonly maintenanceSeconds: number };
   readonly queries: Record<string, KindFigures>;
   readonly lists: Record<string, ListFigures>;
+  readonly lookup: LookupFigures;
+}
+
+/** Paths of a first-scan batch (ingest's file batches). */
+const LOOKUP_PATHS = 128;
+
+/** A B pairs: a batch of a new folder's paths looked up by the store, and by the query it made before; neither finds any. */
+async function measureLookup(storage: Storage, table: lancedb.Table): Promise<LookupFigures> {
+  const store = storage.memories(ACCOUNT);
+  const withPrefix: number[] = [];
+  const pathsAlone: number[] = [];
+  for (let i = -WARM_UP; i < TIMED; i++) {
+    const paths = Array.from({ length: LOOKUP_PATHS }, (_, n) => `/home/someone/notes-${i + WARM_UP}/note-${n}.md`);
+    const a = await timed(() => store.findManyByMetadata('sourcePath', paths));
+    const where = and(eq('account_id', ACCOUNT), or(...paths.map((path) => contains('metadata', `"sourcePath":${JSON.stringify(path)}`))));
+    const b = await timed(() => table.query().where(where).limit(50 * LOOKUP_PATHS).toArray());
+    if (a.value.size !== 0 || b.value.length !== 0) throw new Error('a lookup of a new folder found memories');
+    if (i < 0) continue;
+    withPrefix.push(a.ms);
+    pathsAlone.push(b.ms);
+  }
+  return { withPrefix: latencyFigures(withPrefix), pathsAlone: latencyFigures(pathsAlone) };
 }
 
 const LISTS: readonly { readonly name: string; readonly filter: (i: number) => MemoryFilter }[] = [
@@ -282,17 +313,21 @@ export async function runQueryBench(options: QueryBenchOptions = {}): Promise<Be
       const lists: Record<string, ListFigures> = {};
       // A connection of its own, opened after the load, reads the table as the store wrote it.
       const table = await (await lancedb.connect(dir)).openTable('memories');
+      let lookup: LookupFigures;
       try {
         for (const list of LISTS) {
           process.stderr.write(`  ${size}: ${list.name}\n`);
           lists[list.name] = await measureList(storage, table, list.filter);
         }
+        process.stderr.write(`  ${size}: a first scan's lookup of ${LOOKUP_PATHS} paths\n`);
+        lookup = await measureLookup(storage, table);
       } finally {
         table.close();
       }
       perSize.push({
         memories: size,
         lists,
+        lookup,
         load: { seconds: round(ms / 1000, 1), rowsPerSecond: round(throughput(added, ms), 0), maintenanceSeconds: round(maintenanceMs / 1000, 1) },
         queries,
       });
@@ -342,6 +377,11 @@ export async function runQueryBench(options: QueryBenchOptions = {}): Promise<Be
             return [figures?.twoReads.p50 ?? Number.NaN, figures?.oneQuery.p50 ?? Number.NaN, figures ? round(figures.oneQuery.p50 / figures.twoReads.p50, 2) : Number.NaN, figures?.meanTotal ?? Number.NaN];
           }),
         ]),
+      },
+      {
+        title: `A first scan's lookup of ${LOOKUP_PATHS} paths of a new folder (ms; the store, the paths' common prefix first, against each path alone; A B pairs)`,
+        header: ['memories', 'store p50', 'store p95', 'each path alone p50', 'each path alone p95', 'alone / store'],
+        rows: perSize.map((size) => [label(size.memories), size.lookup.withPrefix.p50, size.lookup.withPrefix.p95, size.lookup.pathsAlone.p50, size.lookup.pathsAlone.p95, round(size.lookup.pathsAlone.p50 / size.lookup.withPrefix.p50, 2)]),
       },
       {
         title: 'Loading (store.insert with group commit, then one maintenance pass)',

@@ -229,7 +229,7 @@ describe('LanceDB memory store', () => {
 
   it('finds memories by a metadata value, many values in one read, quotes escaped, other accounts never', async () => {
     const store = storage.memories('usr_meta');
-    const paths = ["/notes/don't.md", '/notes/100%_done.md', '/notes/plain.md', '/notes/a"quote.md'];
+    const paths = ["/notes/don't.md", '/notes/100%_done.md', '/notes/plain.md', '/notes/a"quote.md', '/notes/a\\slash.md'];
     const saved = paths.map((path) => memory({ metadata: { sourcePath: path } }));
     for (const record of saved) await store.insert(record, [{ seq: 0, text: 'x', vector: vec(1, 0, 0, 1) }]);
     // The value inside another field's text is not a match; another account's memory is not seen.
@@ -239,6 +239,10 @@ describe('LanceDB memory store', () => {
     expect([...found.keys()].sort()).toEqual([...paths].sort());
     paths.forEach((path, i) => expect(found.get(path)?.id).toBe(saved[i]?.id));
     expect(await store.findManyByMetadata('sourcePath', [])).toEqual(new Map());
+    // Values of one folder (the lookup asks for their common prefix first), one ending inside an escape.
+    const folder = await store.findManyByMetadata('sourcePath', ['/notes/a"quote.md', '/notes/a\\slash.md', '/notes/a-missing.md']);
+    expect([...folder.keys()].sort()).toEqual(['/notes/a"quote.md', '/notes/a\\slash.md']);
+    expect(await store.findManyByMetadata('sourcePath', ['/elsewhere/plain.md', '/elsewhere/don.md'])).toEqual(new Map());
     expect((await store.findByMetadata('sourcePath', "/notes/don't.md"))?.id).toBe(saved[0]?.id);
     expect(await store.findByMetadata('sourcePath', '/notes/other.md')).toBeNull();
   });

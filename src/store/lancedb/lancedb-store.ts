@@ -628,9 +628,15 @@ class LanceMemoryStore implements MemoryStore {
     const unique = [...wanted];
     for (let i = 0; i < unique.length; i += METADATA_LOOKUP_BATCH) {
       const part = unique.slice(i, i + METADATA_LOOKUP_BATCH);
+      const needles = part.map(needle);
+      // Every row a needle matches holds the needles' common prefix (for a folder's files, the key and the
+      // folder's path). Asked first, it lets LanceDB skip the needles on every batch of rows without it,
+      // which is all but the folder's own files: one pass over the memories instead of one per needle
+      // (bench/README.md, issue #23, "A folder's first scan in batches of 128").
+      const shared = needles.length > 1 ? contains('metadata', commonPrefix(needles)) : undefined;
       const rows = await this.tables.memories.table
         .query()
-        .where(and(eq('account_id', this.accountId), or(...part.map((value) => contains('metadata', needle(value))))))
+        .where(and(eq('account_id', this.accountId), shared, or(...needles.map((text) => contains('metadata', text)))))
         // A needle can also occur inside another field's text: room for a few such rows per value.
         .limit(50 * part.length)
         .toArray();
@@ -1503,4 +1509,15 @@ class LanceStorage implements LanceStore {
     await Promise.all((Object.values(this.tables) as TableWriter[]).map((writer) => writer.exclusive(async () => undefined)));
     this.db.close();
   }
+}
+
+/** The longest text every one of `texts` starts with. */
+function commonPrefix(texts: readonly string[]): string {
+  let prefix = texts[0] ?? '';
+  for (const text of texts) {
+    let at = 0;
+    while (at < prefix.length && at < text.length && prefix[at] === text[at]) at++;
+    prefix = prefix.slice(0, at);
+  }
+  return prefix;
 }
