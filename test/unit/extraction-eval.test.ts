@@ -51,7 +51,7 @@ describe('built-in extractor on the labelled evaluation set', () => {
     expect(await people('New York from above looks calm.')).toEqual([]);
   });
 
-  it('a name ending in a place word is someone when it does what only people do; a move made to join a company is a job there', async () => {
+  it('a name ending in a place word is someone when it does or undergoes what only people do; a move made to join a company is a job there', async () => {
     const extractor = new BuiltinExtractor();
     const extract = (text: string) => extractor.extract({ text, referenceTime: Date.UTC(2026, 0, 5) });
     const typeOf = async (text: string, name: string) => (await extract(text)).entities.find((entity) => entity.name === name)?.type;
@@ -62,12 +62,17 @@ describe('built-in extractor on the labelled evaluation set', () => {
     expect(await worksAt('Sam Okoro left Google to join Meta last year.')).toEqual(['Sam Okoro -> Meta']);
     expect(await typeOf('Lena Park shared the hiring plan with the team at Globex.', 'Lena Park')).toBe('person');
     expect(await typeOf('Dana Lake said the demo went well.', 'Dana Lake')).toBe('person');
+    // ... or undergoes what only people do: approved by someone, met.
+    expect(await typeOf('Budget for the beta launch is now 72k, approved by Mina Park.', 'Mina Park')).toBe('person');
+    expect(await typeOf('Met Mina Park for coffee on Friday.', 'Mina Park')).toBe('person');
     // Where someone moved from one place to another, they live in the second.
     const moved = await extract('Omar Haddad relocated from Cairo to Dubai last spring.');
     expect(moved.facts.filter((fact) => fact.predicate === 'LIVES_IN').map((fact) => fact.object)).toEqual(['Dubai']);
     // Places stay places: nothing they do here is a person's, or the first word is a place word too.
     expect(await typeOf('Victoria Park is lovely in spring.', 'Victoria Park')).toBe('location');
     expect(await typeOf('The meeting moved from Union Square to Bryant Park because of the rain.', 'Bryant Park')).toBe('location');
+    expect(await typeOf('We met at Bryant Park after work.', 'Bryant Park')).toBe('location');
+    expect(await typeOf('We found a quiet spot called Bryant Park.', 'Bryant Park')).toBe('location');
     // A plan is not a job, and someone else named between is not the one who moved.
     expect(await worksAt('Priya Raman wants to join Notion next year.')).toEqual([]);
     expect(await worksAt('Priya Raman moved to Berlin with Tom Baker to join Zalando.')).not.toContain('Priya Raman -> Zalando');

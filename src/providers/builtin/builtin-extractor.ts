@@ -27,6 +27,7 @@ import {
   PERSON_CONTEXT_AFTER,
   PERSON_CONTEXT_BEFORE,
   PERSON_ONLY_AFTER,
+  PERSON_ONLY_BEFORE,
   PRODUCT_CONTEXT_BEFORE,
   PRODUCT_WORDS,
   ROLE_TITLES,
@@ -127,7 +128,7 @@ interface Candidate {
   mentions: number;
   firstIndex: number;
   sentenceInitialOnly: boolean;
-  /** A mention ends in a place word and does what only people do ("Lena Park moved"): see PERSON_ONLY_AFTER. */
+  /** A mention ends in a place word and does or undergoes what only people do ("Lena Park moved", "approved by Mina Park"): PERSON_ONLY_AFTER, PERSON_ONLY_BEFORE. */
   placeWordAgent: boolean;
 }
 
@@ -362,7 +363,7 @@ function score(
   if (words.some((word) => COMPANY_WORDS.has(word))) s.company += 3;
   if (words.some((word) => EVENT_WORDS.has(word)) && words.length >= 2) s.event += 4;
   if (words.length >= 2 && LOCATION_WORDS.has(last)) s.location += 3;
-  if (words.length >= 2 && words.length <= 3 && LOCATION_WORDS.has(last) && !LOCATION_WORDS.has(words[0] ?? '') && startsWithAny(after, PERSON_ONLY_AFTER)) {
+  if (words.length >= 2 && words.length <= 3 && LOCATION_WORDS.has(last) && !LOCATION_WORDS.has(words[0] ?? '') && (startsWithAny(after, PERSON_ONLY_AFTER) || endsWithAny(before, PERSON_ONLY_BEFORE))) {
     candidate.placeWordAgent = true;
   }
   if (words.length >= 2 && PRODUCT_WORDS.has(last)) s.product += 2;

@@ -136,6 +136,16 @@ export const PERSON_ONLY_AFTER = [
   'said', 'says', 'wrote', 'shared', 'sent', 'called', 'agreed', 'suggested', 'mentioned', 'explained', 'decided',
   'promised',
 ];
+/**
+ * Words before a name that only a person follows: someone is met, emailed or asked, and a budget is approved
+ * by someone. A name ending in a place word ("Mina Park") after one of these is a person, as after
+ * PERSON_ONLY_AFTER. Places are met *at* or *in*, and a place may be *called* something: neither is here.
+ */
+export const PERSON_ONLY_BEFORE = [
+  'met', 'met with', 'meeting with', 'call with', 'emailed', 'texted', 'messaged', 'pinged', 'told',
+  'asked', 'thanked', 'spoke with', 'spoke to', 'talked to', 'talked with', 'interviewed', 'hired', 'dear',
+  'approved by', 'signed off by', 'reviewed by', 'written by', 'requested by', 'suggested by', 'proposed by',
+];
 export const COMPANY_CONTEXT_BEFORE = [
   'joined', 'join', 'works at', 'work at', 'working at', 'worked at', 'works for', 'work for', 'working for',
   'ceo of', 'cto of', 'cfo of', 'founder of', 'founded', 'acquired', 'acquire', 'acquisition of', 'partnership with',
