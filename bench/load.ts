@@ -660,7 +660,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Benc
 /** `--clients 16,64,64,16`: positive whole numbers, comma-separated. */
 function clientCounts(text: string): number[] {
   const counts = text.split(',').map((part) => Number(part.trim()));
-  if (counts.length === 0 || counts.some((count) => !Number.isInteger(count) || count < 1)) {
+  if (counts.some((count) => !Number.isInteger(count) || count < 1)) {
     throw new Error(`--clients takes client counts separated by commas (for example 16,64,64,16), not "${text}"`);
   }
   return counts;

@@ -111,7 +111,6 @@ describe('LanceDB memory store', () => {
     }
   });
 
-
   it('a listed page is the page of every match, newest first (ties by id), whole records, other accounts never', async () => {
     const store = storage.memories('usr_listed');
     const other = storage.memories('usr_listed_other');
@@ -133,6 +132,7 @@ describe('LanceDB memory store', () => {
       expect(pages).toEqual(expected);
     }
   });
+
   it("finds an account's nearest passages when another account's lie nearer, and the nearest of all when they are its own", async () => {
     const near = storage.memories('usr_near');
     const far = storage.memories('usr_far');

@@ -5,7 +5,11 @@
  * by the bytes of its files as well as by their number.
  */
 
-/** Files a batch holds at most: what a text batch holds (ingest-service.ts's TEXT_BATCH; bench/README.md, issue #23, "A folder's first scan in batches of 128"). */
+/**
+ * Files a batch holds at most: as many as a text job's batch (TEXT_BATCH in ingest-service.ts), for the same
+ * reason (each lookup and commit is shared by more files); measured against 32 in bench/README.md, issue #23,
+ * "A folder's first scan in batches of 128".
+ */
 export const FILE_BATCH = 128;
 /**
  * Bytes of files a batch holds at most (one file larger than this goes alone). Notes of a few kilobytes go
