@@ -65,6 +65,7 @@ describe('built-in extractor on the labelled evaluation set', () => {
     // ... or undergoes what only people do: approved by someone, met.
     expect(await typeOf('Budget for the beta launch is now 72k, approved by Mina Park.', 'Mina Park')).toBe('person');
     expect(await typeOf('Met Mina Park for coffee on Friday.', 'Mina Park')).toBe('person');
+    expect(await typeOf('Mina Park approved the budget for phase 2 of the kiosk rollout.', 'Mina Park')).toBe('person');
     // Where someone moved from one place to another, they live in the second.
     const moved = await extract('Omar Haddad relocated from Cairo to Dubai last spring.');
     expect(moved.facts.filter((fact) => fact.predicate === 'LIVES_IN').map((fact) => fact.object)).toEqual(['Dubai']);

@@ -134,7 +134,7 @@ export const PERSON_ONLY_AFTER = [
   'lives', 'lived', 'flew', 'walked', 'joined', 'left', 'quit', 'married', 'studied', 'graduated', 'feels',
   'felt', 'loves', 'loved', 'hates', 'prefers', 'met', 'visited', 'works', 'worked', 'is moving', 'was born',
   'said', 'says', 'wrote', 'shared', 'sent', 'called', 'agreed', 'suggested', 'mentioned', 'explained', 'decided',
-  'promised',
+  'promised', 'approved', 'signed off', 'reviewed',
 ];
 /**
  * Words before a name that only a person follows: someone is met, emailed or asked, and a budget is approved
